@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * err.h - voff error codes
+ *
+ * Every libvoff function that can fail returns 0 (or a count) on success and
+ * a negative number on failure.  Two kinds of negative numbers exist:
+ *
+ *  - a negative errno (-EINVAL, -ENOMEM, -ENOBUFS, ...) for failures that
+ *    errno already names well (resources, system calls, bad arguments);
+ *  - a negative VOFF_E_* code, all below -VOFF_E_BASE, for the many distinct
+ *    ways a frame or header can be malformed.  Each has a short snake_case
+ *    name, used as the counter name when a datapath drops a frame for that
+ *    reason, and a sentence for humans.
+ *
+ * All VOFF_E_* codes are generated from the one X-macro below, so the enum,
+ * the names and the messages can never drift apart.
+ */
+#ifndef VOFF_ERR_H
+#define VOFF_ERR_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Codes below -VOFF_E_BASE are voff's own; above it they are -errno. */
+#define VOFF_E_BASE 1000
+
+/*
+ * VOFF_ERR_MAP(X) - X(ENUM_SUFFIX, counter_name, "message")
+ *
+ * Append new codes at the end of their group; the numeric values are part
+ * of the ABI only through their names, so groups may grow.
+ */
+#define VOFF_ERR_MAP(X)                                                      \
+	/* Frame parser: truncation (the frame ends inside a header). */        \
+	X(TRUNC_ETH, "trunc_eth", "frame shorter than an Ethernet header")      \
+	X(TRUNC_VLAN, "trunc_vlan", "frame ends inside a VLAN tag")             \
+	X(TRUNC_IPV4, "trunc_ipv4", "frame ends inside the IPv4 header")        \
+	X(TRUNC_IPV6, "trunc_ipv6", "frame ends inside the IPv6 header")        \
+	X(TRUNC_IPV6_EXT, "trunc_ipv6_ext",                                     \
+	  "frame ends inside an IPv6 extension header")                         \
+	X(TRUNC_TCP, "trunc_tcp", "frame ends inside the TCP header")           \
+	X(TRUNC_UDP, "trunc_udp", "frame ends inside the UDP header")           \
+	X(TRUNC_VXLAN, "trunc_vxlan", "frame ends inside the VXLAN header")     \
+	X(TRUNC_GENEVE, "trunc_geneve", "frame ends inside the Geneve header")  \
+	X(TRUNC_GRE, "trunc_gre", "frame ends inside the GRE header")           \
+	X(TRUNC_L3, "trunc_l3",                                                 \
+	  "frame shorter than the length its IP header states")                 \
+	/* Frame parser: malformed fields. */                                   \
+	X(VLAN_DEPTH, "vlan_depth", "too many stacked VLAN tags")               \
+	X(IP_VERSION, "ip_version", "IP version field does not match")          \
+	X(IPV4_IHL, "ipv4_ihl", "IPv4 header length below 20 bytes")            \
+	X(IPV4_TOTLEN, "ipv4_totlen",                                           \
+	  "IPv4 total length smaller than its header")                          \
+	X(IPV4_OPT, "ipv4_opt", "malformed IPv4 option")                        \
+	X(IPV6_EXT, "ipv6_ext", "malformed IPv6 extension header")              \
+	X(IPV6_EXT_DEPTH, "ipv6_ext_depth", "too many IPv6 extension headers")  \
+	X(TCP_DOFF, "tcp_doff", "TCP data offset below 20 bytes or past end")   \
+	X(TCP_OPT, "tcp_opt", "malformed TCP option")                           \
+	X(UDP_LEN, "udp_len", "UDP length disagrees with the IP length")        \
+	X(GENEVE_VER, "geneve_ver", "unknown Geneve version")                   \
+	X(GENEVE_OPT, "geneve_opt", "malformed Geneve option")                  \
+	X(GRE_VER, "gre_ver", "unsupported GRE version or flags")               \
+	X(VXLAN_FLAGS, "vxlan_flags", "VXLAN header without the I flag")        \
+	X(TUNNEL_DEPTH, "tunnel_depth", "tunnels nested too deep")              \
+	X(LAYER_DEPTH, "layer_depth", "more headers than the parser records")   \
+	/* Packet buffers and pools. */                                         \
+	X(NO_HEADROOM, "no_headroom", "not enough headroom to prepend")         \
+	X(NO_TAILROOM, "no_tailroom", "not enough tailroom to append")          \
+	X(TOO_BIG, "too_big", "frame larger than the buffer")                   \
+	/* Capture files. */                                                    \
+	X(PCAP_LINKTYPE, "pcap_linktype", "unsupported capture link type")      \
+	X(PCAP_FORMAT, "pcap_format", "malformed capture file")                 \
+	X(PCAP_SNAP, "pcap_snap", "frame truncated by the capture snap length")
+
+/* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
+enum voff_err_index {
+	VOFF__E_FIRST = VOFF_E_BASE,
+#define VOFF__X(e, n, m) VOFF__EI_##e,
+	VOFF_ERR_MAP(VOFF__X)
+#undef VOFF__X
+	VOFF__E_LAST
+};
+
+enum voff_err {
+#define VOFF__X(e, n, m) VOFF_E_##e = -(int)VOFF__EI_##e,
+	VOFF_ERR_MAP(VOFF__X)
+#undef VOFF__X
+};
+
+/**
+ * voff_strerror() - human-readable message for an error code
+ * @err: a negative errno or a negative VOFF_E_* code (0 gives "success")
+ *
+ * Return: a static string; never NULL.  Unknown codes give a generic text.
+ */
+const char *voff_strerror(int err);
+
+/**
+ * voff_err_name() - short snake_case name of an error, for counters
+ * @err: a negative errno or a negative VOFF_E_* code
+ *
+ * For VOFF_E_* codes this is the counter name from VOFF_ERR_MAP; for
+ * errno values it is the lower-case errno name ("einval", "enomem").
+ *
+ * Return: a static string; never NULL ("unknown" for unknown codes).
+ */
+const char *voff_err_name(int err);
+
+/**
+ * voff_err_is_voff() - whether @err is one of voff's own VOFF_E_* codes
+ * @err: any return value
+ *
+ * Return: true for VOFF_E_* codes, false for 0, positives and -errno.
+ */
+bool voff_err_is_voff(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VOFF_ERR_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcap.h - capture files (libpcap) for tests, tools and offline runs
+ *
+ * Reads and writes classic pcap files (and reads pcapng through libpcap)
+ * with Ethernet (LINKTYPE_ETHERNET) or raw IP (LINKTYPE_RAW, and on read
+ * also LINKTYPE_IPV4/IPV6) link types.  The snap length is large enough for
+ * 64 KiB super-packets (VOFF_PCAP_SNAPLEN), so GSO and GRO runs can store
+ * them whole.
+ *
+ * Context: one thread per handle.
+ */
+#ifndef VOFF_PCAP_H
+#define VOFF_PCAP_H
+
+#include <stdint.h>
+
+#include <voff/parse.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct voff_pkt;
+struct voff_pcap;
+
+#define VOFF_PCAP_SNAPLEN 262144
+
+/**
+ * voff_pcap_open_read() - open a capture file for reading
+ * @out:	receives the handle on success
+ * @path:	file name ("-" for standard input)
+ * @errbuf:	optional buffer for libpcap's message on failure (may be NULL)
+ * @errlen:	its size
+ *
+ * Return: 0, -ENOENT/-EACCES/-EIO when the file cannot be opened,
+ * VOFF_E_PCAP_FORMAT when it is not a capture, VOFF_E_PCAP_LINKTYPE when its
+ * link type is neither Ethernet nor raw IP.
+ */
+int voff_pcap_open_read(struct voff_pcap **out, const char *path,
+			char *errbuf, size_t errlen);
+
+/**
+ * voff_pcap_open_write() - create a capture file
+ * @out:	receives the handle on success
+ * @path:	file name ("-" for standard output); truncated if it exists
+ * @start:	VOFF_PARSE_ETH for Ethernet, VOFF_PARSE_IP for raw IP
+ *
+ * Return: 0 or a negative errno.
+ */
+int voff_pcap_open_write(struct voff_pcap **out, const char *path,
+			 enum voff_parse_start start);
+
+/**
+ * voff_pcap_start() - how frames of this file begin
+ * Return: VOFF_PARSE_ETH or VOFF_PARSE_IP.
+ */
+enum voff_parse_start voff_pcap_start(const struct voff_pcap *pc);
+
+/**
+ * voff_pcap_read() - read the next frame into @pkt
+ * @pc:		a read handle
+ * @pkt:	destination (borrowed); reset, then filled with the frame's
+ *		bytes at the standard headroom; @rx_ns gets the capture time
+ *
+ * Return: 1 when a frame was read, 0 at end of file, VOFF_E_PCAP_SNAP when
+ * the stored frame is shorter than its original length (it is still
+ * returned in @pkt, as captured), VOFF_E_TOO_BIG when it does not fit in
+ * @pkt (skipped, @pkt empty), VOFF_E_PCAP_FORMAT on a damaged file.
+ */
+int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
+
+/**
+ * voff_pcap_write() - append @pkt's data as one frame
+ * @pc:		a write handle
+ * @pkt:	the frame (borrowed); its @rx_ns is the timestamp (0 = now)
+ *
+ * Return: 0 or -EIO.
+ */
+int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt);
+
+/**
+ * voff_pcap_write_raw() - append @len bytes as one frame at time @ns
+ * Return: 0 or -EIO.
+ */
+int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
+			uint32_t len, uint64_t ns);
+
+/**
+ * voff_pcap_close() - flush and close; NULL is a no-op
+ * Return: 0, or -EIO when buffered frames could not be written.
+ */
+int voff_pcap_close(struct voff_pcap *pc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VOFF_PCAP_H */

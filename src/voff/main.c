@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - the voff command: a {name, function, help} table dispatching to
+ * one file per subcommand (cmd.h).  Kept thin: all real work is in libvoff.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <voff/voff.h>
+
+#include "cmd.h"
+
+static const struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} subcommands[] = {
+	{ "inspect", inspect_main,
+	  "show the layers, offsets and checksums of each frame of a capture" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: voff <command> [options] [args]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]);
+	     i++)
+		fprintf(f, "  %-10s %s\n", subcommands[i].name,
+			subcommands[i].help);
+	fprintf(f, "\n  voff <command> --help   options of one command\n"
+		   "  voff --version          library version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("voff %s\n", voff_version());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]);
+	     i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "voff: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* frames.c - test frame builder (being written; see frames.h). */
+#include "frames.h"
