@@ -290,7 +290,7 @@ static void t_sg_pkt_and_csum(void)
 	struct voff_pkt *p;
 	struct iovec iov[16];
 	struct voff_sg sg;
-	uint8_t hdr[54], flat[2000];
+	uint8_t hdr[54], flat[54 + 6 * 1800];
 
 	CHECK_OK(voff_pool_new(&pool, 1, 2048));
 	CHECK_OK(voff_pkt_alloc(pool, &p));
