@@ -7,7 +7,7 @@
 # network namespaces; they skip otherwise) run in both.  Warnings are errors
 # when CI is set.  Exits non-zero when any build or test fails.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 scripts/bootstrap.sh || exit 1
 
 export VOFF_WERROR=${VOFF_WERROR:-$([[ -n "${CI:-}" ]] && echo ON || echo OFF)}

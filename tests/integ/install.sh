@@ -43,9 +43,12 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH=$libdir/pkgconfig
+# pkg-config prints several words on purpose: word splitting is wanted.
+# shellcheck disable=SC2046
 cc -std=c11 -Wall -Wextra -Werror "$tmp/user.c" -o "$tmp/user_shared" \
 	$(pkg-config --cflags --libs voff)
 LD_LIBRARY_PATH=$libdir "$tmp/user_shared" | grep -qx "0.1.0 eth"
+# shellcheck disable=SC2046
 cc -std=c11 "$tmp/user.c" -o "$tmp/user_static" \
 	$(pkg-config --cflags voff) "$libdir/libvoff.a" \
 	$(pkg-config --libs libpcap libmnl)
