@@ -73,7 +73,18 @@ extern "C" {
 	/* Capture files. */                                                    \
 	X(PCAP_LINKTYPE, "pcap_linktype", "unsupported capture link type")      \
 	X(PCAP_FORMAT, "pcap_format", "malformed capture file")                 \
-	X(PCAP_SNAP, "pcap_snap", "frame truncated by the capture snap length")
+	X(PCAP_SNAP, "pcap_snap",                                               \
+	  "frame truncated by the capture snap length")                         \
+	/* Ports: a frame breaks the port's transmit contract. */              \
+	X(PORT_OFFLOAD, "port_offload",                                         \
+	  "offload not negotiated on the port")                                 \
+	X(PORT_MTU, "port_mtu", "plain frame larger than the port's MTU")       \
+	X(PORT_GSO_SIZE, "port_gso_size",                                       \
+	  "super-packet larger than the port's size limit")                     \
+	X(PORT_GSO_SEGS, "port_gso_segs",                                       \
+	  "super-packet with more segments than the port's limit")              \
+	X(PORT_SHORT, "port_short", "frame too short for the port")             \
+	X(PORT_TRUNC, "port_trunc", "frame larger than the receive buffer")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

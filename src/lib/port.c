@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port.c - the port front end: backend dispatch, the transmit contract,
+ * receive validation, counters, and the single call sites for the
+ * virtio_net_hdr codec and the offload <-> TUN flag mapping
+ *
+ * Backends (port_mem.c, port_pcap.c, port_tap.c, port_packet.c) only move
+ * frames; everything a port promises its caller is checked here, once.
+ *
+ * The virtio_net_hdr codec below is a private interim one: it applies the
+ * kernel's main virtio_net_hdr_to_skb() checks (MODEL.md section 5) without
+ * parsing the frame.  voff__port_vnet_pull() and voff__port_vnet_push() are
+ * the only two functions that use it, so the shared validator of vnet.h
+ * replaces it in one place.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <voff/err.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+
+#include "port_int.h"
+
+static const struct voff_port_ops *const backends[VOFF_PORT__KIND_COUNT] = {
+	[VOFF_PORT_MEM] = &voff__port_mem_ops,
+	[VOFF_PORT_PCAP] = &voff__port_pcap_ops,
+	[VOFF_PORT_TAP] = &voff__port_tap_ops,
+	[VOFF_PORT_TUN] = &voff__port_tun_ops,
+	[VOFF_PORT_PACKET] = &voff__port_packet_ops,
+};
+
+static const char *const kind_names[VOFF_PORT__KIND_COUNT] = {
+	[VOFF_PORT_MEM] = "mem",       [VOFF_PORT_PCAP] = "pcap",
+	[VOFF_PORT_TAP] = "tap",       [VOFF_PORT_TUN] = "tun",
+	[VOFF_PORT_PACKET] = "packet",
+};
+
+const char *voff_port_kind_name(enum voff_port_kind kind)
+{
+	if ((unsigned int)kind >= VOFF_PORT__KIND_COUNT)
+		return "?";
+	return kind_names[kind];
+}
+
+static const struct {
+	unsigned int bit;
+	const char *name;
+} off_names[] = {
+#define X(e, bit, name) { bit, name },
+	VOFF_PORT_OFF_MAP(X)
+#undef X
+};
+
+#define N_OFF_NAMES (sizeof(off_names) / sizeof(off_names[0]))
+
+const char *voff_port_off_name(unsigned int bit)
+{
+	for (size_t i = 0; i < N_OFF_NAMES; i++)
+		if (off_names[i].bit == bit)
+			return off_names[i].name;
+	return "?";
+}
+
+int voff_port_off_format(unsigned int set, char *buf, size_t len)
+{
+	size_t used = 0;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	if (!(set & VOFF_PORT_OFF_ALL))
+		return snprintf(buf, len, "-");
+	for (size_t i = 0; i < N_OFF_NAMES; i++) {
+		if (!(set & off_names[i].bit))
+			continue;
+		n = snprintf(used < len ? buf + used : NULL,
+			     used < len ? len - used : 0, "%s%s",
+			     used ? "," : "", off_names[i].name);
+		if (n < 0)
+			return n;
+		used += (size_t)n;
+	}
+	return (int)used;
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static int port_alloc(struct voff_port **out, const struct voff_port_ops *ops,
+		      const struct voff_port_cfg *cfg)
+{
+	struct voff_port *port = calloc(1, sizeof(*port));
+
+	if (!port)
+		return -ENOMEM;
+	port->ops = ops;
+	port->fd = -1;
+	port->info.kind = ops->kind;
+	port->info.want = cfg->want & VOFF_PORT_OFF_ALL;
+	if (cfg->netns)
+		snprintf(port->netns, sizeof(port->netns), "%s", cfg->netns);
+	*out = port;
+	return 0;
+}
+
+static int cfg_check(const struct voff_port_cfg *cfg)
+{
+	if (!cfg || (unsigned int)cfg->kind >= VOFF_PORT__KIND_COUNT)
+		return -EINVAL;
+	if (cfg->vnet_hdr_len && cfg->vnet_hdr_len != 10 &&
+	    cfg->vnet_hdr_len != 12)
+		return -EINVAL;
+	if (cfg->queues > 1)
+		return -EINVAL;
+	if (cfg->want & ~VOFF_PORT_OFF_ALL || cfg->tx_off & ~VOFF_PORT_OFF_ALL)
+		return -EINVAL;
+	if (cfg->netns && (strlen(cfg->netns) >= 64 || strchr(cfg->netns, '/')))
+		return -EINVAL;
+	return 0;
+}
+
+int voff_port_open(struct voff_port **out, const struct voff_port_cfg *cfg)
+{
+	struct voff_port *port;
+	int err;
+
+	err = cfg_check(cfg);
+	if (err)
+		return err;
+	if (!out || cfg->kind == VOFF_PORT_MEM)
+		return -EINVAL;
+	err = port_alloc(&port, backends[cfg->kind], cfg);
+	if (err)
+		return err;
+	err = port->ops->open(port, cfg);
+	if (err) {
+		free(port);
+		return err;
+	}
+	*out = port;
+	return 0;
+}
+
+/*
+ * The memory backend opens its two ends through the same ops table; the
+ * second end's open finds the first in ->priv and joins its pair.
+ */
+int voff_port_mem_pair(struct voff_port **a, struct voff_port **b,
+		       const struct voff_port_cfg *cfg)
+{
+	struct voff_port *pa, *pb;
+	struct voff_port_cfg c;
+	int err;
+
+	err = cfg_check(cfg);
+	if (err || !a || !b)
+		return err ? err : -EINVAL;
+	c = *cfg;
+	c.kind = VOFF_PORT_MEM;
+	err = port_alloc(&pa, &voff__port_mem_ops, &c);
+	if (err)
+		return err;
+	err = port_alloc(&pb, &voff__port_mem_ops, &c);
+	if (err)
+		goto err_pb;
+	err = voff__port_mem_ops.open(pa, &c);
+	if (err)
+		goto err_open_a;
+	pb->priv = pa;	/* tells open to join pa's pair */
+	err = voff__port_mem_ops.open(pb, &c);
+	if (err)
+		goto err_open_b;
+	*a = pa;
+	*b = pb;
+	return 0;
+
+err_open_b:
+	voff__port_mem_ops.close(pa);
+err_open_a:
+	free(pb);
+err_pb:
+	free(pa);
+	return err;
+}
+
+void voff_port_close(struct voff_port *port)
+{
+	if (!port)
+		return;
+	port->ops->close(port);
+	free(port);
+}
+
+/* ---- counters ---------------------------------------------------------------- */
+
+static unsigned int drop_slot(int err)
+{
+	if (err < 0 && -err < PORT_ERRNO_SLOTS)
+		return (unsigned int)-err;
+	if (voff_err_is_voff(err))
+		return PORT_ERRNO_SLOTS + (unsigned int)(-err - VOFF_E_BASE);
+	return 0;
+}
+
+static int slot_err(unsigned int slot)
+{
+	if (slot == 0)
+		return -VOFF_E_BASE; /* "unknown" */
+	if (slot < PORT_ERRNO_SLOTS)
+		return -(int)slot;
+	return -(int)(slot - PORT_ERRNO_SLOTS) - VOFF_E_BASE;
+}
+
+void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,
+			   int err)
+{
+	port->drops[dir][drop_slot(err)]++;
+	if (dir == VOFF_PORT_RX)
+		port->stats.rx_dropped++;
+	else
+		port->stats.tx_dropped++;
+}
+
+void voff_port_stats(const struct voff_port *port,
+		     struct voff_port_stats *out)
+{
+	*out = port->stats;
+}
+
+void voff_port_info(const struct voff_port *port, struct voff_port_info *out)
+{
+	*out = port->info;
+}
+
+int voff_port_fd(const struct voff_port *port)
+{
+	return port->fd;
+}
+
+unsigned int voff_port_drops(const struct voff_port *port,
+			     enum voff_port_dir dir,
+			     struct voff_port_drop *out, unsigned int cap)
+{
+	unsigned int n = 0;
+
+	if ((unsigned int)dir > VOFF_PORT_TX)
+		return 0;
+	for (unsigned int s = 0; s < PORT_DROP_SLOTS; s++) {
+		if (!port->drops[dir][s])
+			continue;
+		if (n < cap) {
+			out[n].err = slot_err(s);
+			out[n].name = voff_err_name(out[n].err);
+			out[n].count = port->drops[dir][s];
+		}
+		n++;
+	}
+	return n;
+}
+
+uint64_t voff_port_drop_count(const struct voff_port *port,
+			      enum voff_port_dir dir, int err)
+{
+	unsigned int s = drop_slot(err);
+
+	if ((unsigned int)dir > VOFF_PORT_TX || (s == 0 && err != -VOFF_E_BASE))
+		return 0;
+	return port->drops[dir][s];
+}
+
+int voff_port_refresh_limits(struct voff_port *port)
+{
+	return port->ops->refresh ? port->ops->refresh(port) : 0;
+}
+
+/* ---- receive ------------------------------------------------------------------- */
+
+int voff_port_rx(struct voff_port *port, struct voff_pool *pool,
+		 struct voff_batch *b)
+{
+	if (!voff_batch_space(b))
+		return 0;
+	return port->ops->rx(port, pool, b);
+}
+
+int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
+			 struct voff_batch *b)
+{
+	int err = 0;
+
+	if (port->info.vnet_hdr_len)
+		err = voff__port_vnet_pull(port, pkt);
+	else if (!port->info.l3 && pkt->len < 14)
+		err = VOFF_E_PORT_SHORT;
+	if (!err && voff_batch_add(b, pkt))
+		err = -ENOSPC;
+	if (err) {
+		voff__port_count_drop(port, VOFF_PORT_RX, err);
+		voff_pkt_free(pkt);
+		return err;
+	}
+	port->stats.rx_packets++;
+	port->stats.rx_bytes += pkt->len;
+	if (voff_pkt_is_gso(pkt))
+		port->stats.rx_gso++;
+	return 0;
+}
+
+/* ---- transmit ------------------------------------------------------------------ */
+
+/* The IP version of a frame: from l3_off when set, else from its bytes. */
+static int ip_version(const struct voff_pkt *pkt, bool l3)
+{
+	const uint8_t *d = voff_pkt_data(pkt);
+	uint32_t off = pkt->l3_off;
+
+	if (off == VOFF_OFF_NONE) {
+		if (l3) {
+			off = 0;
+		} else {
+			uint16_t type;
+
+			if (pkt->len < 14)
+				return 0;
+			type = (uint16_t)(d[12] << 8 | d[13]);
+			if (type != 0x0800 && type != 0x86DD)
+				return 0;
+			off = 14;
+		}
+	}
+	if (off >= pkt->len)
+		return 0;
+	return d[off] >> 4;
+}
+
+unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3)
+{
+	unsigned int need = 0;
+	uint32_t gt = pkt->gso_type;
+
+	if (pkt->csum == VOFF_CSUM_PARTIAL)
+		need |= VOFF_PORT_OFF_CSUM;
+	if (!voff_pkt_is_gso(pkt))
+		return need;
+	if (gt & VOFF_GSO_TCPV4)
+		need |= VOFF_PORT_OFF_TSO4;
+	if (gt & VOFF_GSO_TCPV6)
+		need |= VOFF_PORT_OFF_TSO6;
+	if (gt & (VOFF_GSO_TCP_ECN | VOFF_GSO_TCP_ACCECN))
+		need |= VOFF_PORT_OFF_TSO_ECN;
+	if (gt & VOFF_GSO_UDP)
+		need |= VOFF_PORT_OFF_UFO;
+	if (gt & VOFF_GSO_UDP_L4) {
+		int v = ip_version(pkt, l3);
+
+		need |= v == 4 ? VOFF_PORT_OFF_USO4 :
+			v == 6 ? VOFF_PORT_OFF_USO6 :
+				 VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+	}
+	if (gt & VOFF_GSO_UDP_TUNNEL)
+		need |= VOFF_PORT_OFF_UDP_TNL;
+	if (gt & VOFF_GSO_UDP_TUNNEL_CSUM)
+		need |= VOFF_PORT_OFF_UDP_TNL | VOFF_PORT_OFF_UDP_TNL_CSUM;
+	/* Anything else (GRE, IP-in-IP, fraglist, partial) has no TUN flag. */
+	if (gt & ~(uint32_t)(VOFF_GSO_TCPV4 | VOFF_GSO_TCPV6 |
+			     VOFF_GSO_TCP_ECN | VOFF_GSO_TCP_ACCECN |
+			     VOFF_GSO_UDP | VOFF_GSO_UDP_L4 |
+			     VOFF_GSO_UDP_TUNNEL | VOFF_GSO_UDP_TUNNEL_CSUM |
+			     VOFF_GSO_DODGY | VOFF_GSO_TCP_FIXEDID |
+			     VOFF_GSO_TCP_FIXEDID_INNER))
+		need |= ~VOFF_PORT_OFF_ALL;
+	return need;
+}
+
+/* Segments of a super-packet: its own count, or computed from its sizes. */
+static uint32_t gso_segs(const struct voff_pkt *pkt)
+{
+	uint32_t hdr = pkt->hdr_len;
+
+	if (pkt->gso_segs)
+		return pkt->gso_segs;
+	if (!hdr && pkt->csum == VOFF_CSUM_PARTIAL)
+		hdr = pkt->csum_start;
+	if (hdr >= pkt->len)
+		return 1;
+	return (pkt->len - hdr + pkt->gso_size - 1) / pkt->gso_size;
+}
+
+static int tx_check(const struct voff_port *port, const struct voff_pkt *pkt,
+		    uint32_t max_segs)
+{
+	const struct voff_port_info *in = &port->info;
+	uint32_t l2 = in->l3 ? 0 : 18; /* Ethernet + one VLAN tag */
+
+	if (voff__port_off_needed(pkt, in->l3) & ~in->tx_off)
+		return VOFF_E_PORT_OFFLOAD;
+	if (!in->l3 && pkt->len < 14)
+		return VOFF_E_PORT_SHORT;
+	if (!voff_pkt_is_gso(pkt)) {
+		if (in->limits.mtu && pkt->len > in->limits.mtu + l2)
+			return VOFF_E_PORT_MTU;
+		return 0;
+	}
+	if (in->tx_max_len && pkt->len > in->tx_max_len)
+		return VOFF_E_PORT_GSO_SIZE;
+	if (max_segs && gso_segs(pkt) > max_segs)
+		return VOFF_E_PORT_GSO_SEGS;
+	return 0;
+}
+
+int voff_port_tx(struct voff_port *port, struct voff_batch *b)
+{
+	struct voff_pkt *ok[VOFF_BATCH_MAX];
+	uint32_t len[VOFF_BATCH_MAX];
+	bool gso[VOFF_BATCH_MAX];
+	int res[VOFF_BATCH_MAX];
+	uint32_t max_segs = port->info.kind == VOFF_PORT_MEM ?
+				    port->info.limits.gso_max_segs : 0;
+	unsigned int n = 0, sent = 0;
+	int err;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct voff_pkt *pkt = b->pkts[i];
+
+		err = tx_check(port, pkt, max_segs);
+		if (!err && port->info.vnet_hdr_len)
+			err = voff__port_vnet_push(port, pkt);
+		if (err) {
+			voff__port_count_drop(port, VOFF_PORT_TX, err);
+			voff_pkt_free(pkt);
+			continue;
+		}
+		len[n] = pkt->len - port->info.vnet_hdr_len;
+		gso[n] = voff_pkt_is_gso(pkt);
+		res[n] = 0;
+		ok[n++] = pkt;
+	}
+	b->n = 0;
+	err = n ? port->ops->tx(port, ok, n, res) : 0;
+	for (unsigned int i = 0; i < n; i++) {
+		if (err && !res[i])
+			res[i] = err;
+		if (res[i]) {
+			voff__port_count_drop(port, VOFF_PORT_TX, res[i]);
+			voff_pkt_free(ok[i]);
+			continue;
+		}
+		sent++;
+		port->stats.tx_packets++;
+		port->stats.tx_bytes += len[i];
+		port->stats.tx_gso += gso[i];
+		if (!port->ops->keeps_sent)
+			voff_pkt_free(ok[i]);
+	}
+	return err ? err : (int)sent;
+}
+
+/* ---- offloads <-> TUN flags -------------------------------------------------- */
+
+/*
+ * VOFF_PORT_OFF_* bits are defined with the TUN_F_* values, so the mapping
+ * is the identity today; it stays a function so that the feature model of
+ * feat.h can take its place without touching the backends.
+ */
+unsigned int voff__port_off_to_tun(unsigned int off)
+{
+	return off & VOFF_PORT_OFF_ALL;
+}
+
+unsigned int voff__port_off_from_tun(unsigned int tun)
+{
+	return tun & VOFF_PORT_OFF_ALL;
+}
+
+unsigned int voff__port_off_fix(unsigned int off)
+{
+	const unsigned int uso = VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+
+	off &= VOFF_PORT_OFF_ALL;
+	if (!(off & VOFF_PORT_OFF_CSUM))
+		return 0;
+	if (!(off & (VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6)))
+		off &= ~VOFF_PORT_OFF_TSO_ECN;
+	if ((off & uso) != uso)
+		off &= ~uso;
+	if (!(off & VOFF_PORT_OFF_UDP_TNL))
+		off &= ~VOFF_PORT_OFF_UDP_TNL_CSUM;
+	return off;
+}
+
+/* ---- interim virtio_net_hdr codec -------------------------------------------- */
+
+#define VH_F_NEEDS_CSUM 1
+#define VH_F_DATA_VALID 2
+#define VH_GSO_NONE 0
+#define VH_GSO_TCPV4 1
+#define VH_GSO_UDP 3
+#define VH_GSO_TCPV6 4
+#define VH_GSO_UDP_L4 5
+#define VH_GSO_ECN 0x80
+#define VH_USO_MAX_SEGS 128
+
+struct vh {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+};
+
+static uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/*
+ * Check @h against the frame @f[0..@len) as virtio_net_hdr_to_skb() would
+ * and, when @pkt is given, set its offload metadata.  Returns 0 or the
+ * reason for refusing.
+ */
+static int vh_check(const struct vh *h, const uint8_t *f, uint32_t len,
+		    bool l3, struct voff_pkt *pkt)
+{
+	uint8_t base = h->gso_type & (uint8_t)~VH_GSO_ECN;
+	bool csum = h->flags & VH_F_NEEDS_CSUM;
+	uint32_t hdr = 0, segs = 0;
+	bool tcp = base == VH_GSO_TCPV4 || base == VH_GSO_TCPV6;
+
+	if (!l3 && len < 14)
+		return VOFF_E_PORT_SHORT;
+	if (h->flags & ~(VH_F_NEEDS_CSUM | VH_F_DATA_VALID))
+		return -EINVAL;
+	if (csum && (uint32_t)h->csum_start + h->csum_offset + 2 > len)
+		return -EINVAL;
+	if (base != VH_GSO_NONE) {
+		if (base != VH_GSO_TCPV4 && base != VH_GSO_TCPV6 &&
+		    base != VH_GSO_UDP && base != VH_GSO_UDP_L4)
+			return -EPROTO;
+		if ((h->gso_type & VH_GSO_ECN) && !tcp)
+			return -EPROTO;
+		if (!h->gso_size || h->gso_size == 0xFFFF)
+			return -EINVAL;
+		/* voff is stricter than the kernel: GSO always with csum. */
+		if (!csum)
+			return -EINVAL;
+		if (tcp && h->csum_offset != 16)
+			return -EINVAL;
+		if (!tcp && h->csum_offset != 6)
+			return -EINVAL;
+		hdr = h->csum_start + 8u;
+		if (tcp) {
+			if ((uint32_t)h->csum_start + 13 > len)
+				return -EINVAL;
+			hdr = h->csum_start + (f[h->csum_start + 12] >> 4) * 4u;
+			if (hdr < h->csum_start + 20u)
+				return -EINVAL;
+		}
+		if (hdr > len || h->hdr_len > len)
+			return -EINVAL;
+		if (len - hdr <= h->gso_size)
+			base = VH_GSO_NONE; /* fits one segment: plain */
+		else
+			segs = (len - hdr + h->gso_size - 1) / h->gso_size;
+		if (base == VH_GSO_UDP_L4 && segs > VH_USO_MAX_SEGS)
+			return -EMSGSIZE;
+	}
+	if (!pkt)
+		return 0;
+	voff_pkt_clear_meta(pkt);
+	if (csum) {
+		pkt->csum = VOFF_CSUM_PARTIAL;
+		pkt->csum_start = h->csum_start;
+		pkt->csum_offset = h->csum_offset;
+		pkt->l4_off = h->csum_start;
+	} else if (h->flags & VH_F_DATA_VALID) {
+		pkt->csum = VOFF_CSUM_VALID;
+	}
+	if (base == VH_GSO_NONE)
+		return 0;
+	pkt->gso_type = base == VH_GSO_TCPV4 ? VOFF_GSO_TCPV4 :
+			base == VH_GSO_TCPV6 ? VOFF_GSO_TCPV6 :
+			base == VH_GSO_UDP   ? VOFF_GSO_UDP :
+					       VOFF_GSO_UDP_L4;
+	if (h->gso_type & VH_GSO_ECN)
+		pkt->gso_type |= VOFF_GSO_TCP_ECN;
+	pkt->gso_size = h->gso_size;
+	pkt->gso_segs = (uint16_t)(segs > 0xFFFF ? 0 : segs);
+	pkt->hdr_len = (uint16_t)hdr;
+	pkt->payload_off = (uint16_t)hdr;
+	return 0;
+}
+
+int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt)
+{
+	uint32_t hs = port->info.vnet_hdr_len;
+	const uint8_t *d = voff_pkt_data(pkt);
+	struct vh h;
+	int err;
+
+	if (pkt->len < hs)
+		return VOFF_E_PORT_SHORT;
+	h.flags = d[0];
+	h.gso_type = d[1];
+	h.hdr_len = get_le16(d + 2);
+	h.gso_size = get_le16(d + 4);
+	h.csum_start = get_le16(d + 6);
+	h.csum_offset = get_le16(d + 8);
+	err = vh_check(&h, d + hs, pkt->len - hs, port->info.l3, NULL);
+	if (err)
+		return err;
+	voff_pkt_pull(pkt, hs);
+	return vh_check(&h, voff_pkt_data(pkt), pkt->len, port->info.l3, pkt);
+}
+
+int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt)
+{
+	uint32_t hs = port->info.vnet_hdr_len;
+	uint32_t gt = pkt->gso_type;
+	struct vh h = { 0 };
+	uint8_t *d;
+	int err;
+
+	if (pkt->csum == VOFF_CSUM_PARTIAL) {
+		h.flags = VH_F_NEEDS_CSUM;
+		h.csum_start = pkt->csum_start;
+		h.csum_offset = pkt->csum_offset;
+	}
+	if (voff_pkt_is_gso(pkt)) {
+		/* Bits the header cannot carry and the kernel would not need. */
+		gt &= ~(uint32_t)(VOFF_GSO_DODGY | VOFF_GSO_TCP_FIXEDID);
+		if (gt & VOFF_GSO_TCP_ECN)
+			h.gso_type = VH_GSO_ECN;
+		gt &= ~(uint32_t)VOFF_GSO_TCP_ECN;
+		if (gt == VOFF_GSO_TCPV4)
+			h.gso_type |= VH_GSO_TCPV4;
+		else if (gt == VOFF_GSO_TCPV6)
+			h.gso_type |= VH_GSO_TCPV6;
+		else if (gt == VOFF_GSO_UDP_L4)
+			h.gso_type |= VH_GSO_UDP_L4;
+		else if (gt == VOFF_GSO_UDP)
+			h.gso_type |= VH_GSO_UDP;
+		else
+			return VOFF_E_PORT_OFFLOAD;
+		h.gso_size = pkt->gso_size;
+		h.hdr_len = pkt->hdr_len;
+	}
+	err = vh_check(&h, voff_pkt_data(pkt), pkt->len, port->info.l3, NULL);
+	if (err)
+		return err;
+	d = voff_pkt_push(pkt, hs);
+	if (!d)
+		return VOFF_E_NO_HEADROOM;
+	memset(d, 0, hs);
+	d[0] = h.flags;
+	d[1] = h.gso_type;
+	put_le16(d + 2, h.hdr_len);
+	put_le16(d + 4, h.gso_size);
+	put_le16(d + 6, h.csum_start);
+	put_le16(d + 8, h.csum_offset);
+	return 0;
+}
