@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_port_tap.c - TAP and TUN ports against the kernel (root; skipped
+ * otherwise), in namespaces private to each test:
+ *
+ *   ns A: 10.9.0.1 ---- tap A ==fd==\
+ *                                    voff forwarder (the test process)
+ *   ns B: 10.9.0.2 ---- tap B ==fd==/
+ *
+ * ping both ways, a TCP transfer whose super-packets cross voff whole (and
+ * are capped by gso_max_size set over netlink), offload probing, headers
+ * the kernel would refuse never written, and netlink limits.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <voff/err.h>
+#include <voff/netlink.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+
+#include "check.h"
+#include "frames.h"
+#include "port_int.h"
+#include "test_port_ns.h"
+
+static struct voff_port *open_dev(enum voff_port_kind kind, const char *ns,
+				  const char *name, unsigned int want,
+				  uint32_t gso_max_size)
+{
+	struct voff_port_cfg cfg = { .kind = kind, .name = name, .netns = ns,
+				     .want = want, .flags = VOFF_PORT_F_UP,
+				     .limits.gso_max_size = gso_max_size };
+	struct voff_port *p;
+
+	CHECK_OK(voff_port_open(&p, &cfg));
+	return p;
+}
+
+static void fwd_init(struct fwd *f, struct voff_port *a, struct voff_port *b)
+{
+	memset(f, 0, sizeof(*f));
+	f->p[0] = a;
+	f->p[1] = b;
+	CHECK_OK(voff_pool_new(&f->pool, 256, VOFF_PKT_SUPER_ROOM));
+}
+
+static void fwd_done(struct fwd *f)
+{
+	voff_port_close(f->p[0]);
+	voff_port_close(f->p[1]);
+	CHECK_EQ(voff_pool_in_use(f->pool), 0);
+	voff_pool_free(f->pool);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void report(const char *what, const struct fwd *f, uint64_t bytes,
+		   double secs)
+{
+	struct voff_port_stats sa, sb;
+
+	voff_port_stats(f->p[0], &sa);
+	voff_port_stats(f->p[1], &sb);
+	fprintf(stderr,
+		"%s: %.2f Gbit/s, A->voff %llu frames (%llu super, max %u B), "
+		"drops rx %llu/%llu tx %llu/%llu\n",
+		what, (double)bytes * 8 / secs / 1e9,
+		(unsigned long long)f->frames[0],
+		(unsigned long long)f->gso[0], f->max_len[0],
+		(unsigned long long)sa.rx_dropped,
+		(unsigned long long)sb.rx_dropped,
+		(unsigned long long)sa.tx_dropped,
+		(unsigned long long)sb.tx_dropped);
+}
+
+static void check_clean(const struct fwd *f)
+{
+	for (int i = 0; i < 2; i++) {
+		struct voff_port_stats st;
+
+		voff_port_stats(f->p[i], &st);
+		CHECK_EQ(st.rx_dropped, 0);
+		CHECK_EQ(st.tx_dropped, 0);
+	}
+}
+
+#define XFER (64ull << 20)
+
+static void t_tap_ping_and_tcp_super_packets(void)
+{
+	struct voff_port_stats sb;
+	struct fwd f;
+	double t;
+
+	ns_playground();
+	fwd_init(&f, open_dev(VOFF_PORT_TAP, ns_a, "vtapa", VOFF_PORT_OFF_TCP,
+			      0),
+		 open_dev(VOFF_PORT_TAP, ns_b, "vtapb", VOFF_PORT_OFF_TCP, 0));
+	sh("ip -n %s addr add 10.9.0.1/24 dev vtapa", ns_a);
+	sh("ip -n %s addr add 10.9.0.2/24 dev vtapb", ns_b);
+	ping_through(&f, ns_a, "10.9.0.2");
+	ping_through(&f, ns_b, "10.9.0.1");
+	t = now_s();
+	tcp_transfer(&f, ns_a, ns_b, "10.9.0.2", XFER);
+	t = now_s() - t;
+	report("tap", &f, XFER, t);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+	voff_port_stats(f.p[1], &sb);
+	CHECK_EQ(sb.tx_gso, f.gso[0]);	/* handed back whole */
+	check_clean(&f);
+	fwd_done(&f);
+}
+
+static void t_tun_ping_and_tcp_super_packets(void)
+{
+	struct voff_port_info in;
+	struct fwd f;
+	double t;
+
+	ns_playground();
+	fwd_init(&f, open_dev(VOFF_PORT_TUN, ns_a, "vtuna", VOFF_PORT_OFF_TCP,
+			      0),
+		 open_dev(VOFF_PORT_TUN, ns_b, "vtunb", VOFF_PORT_OFF_TCP, 0));
+	voff_port_info(f.p[0], &in);
+	CHECK(in.l3);
+	CHECK_EQ(in.rx_off, VOFF_PORT_OFF_TCP);
+	sh("ip -n %s addr add 10.8.0.1 peer 10.8.0.2 dev vtuna", ns_a);
+	sh("ip -n %s addr add 10.8.0.2 peer 10.8.0.1 dev vtunb", ns_b);
+	ping_through(&f, ns_a, "10.8.0.2");
+	ping_through(&f, ns_b, "10.8.0.1");
+	t = now_s();
+	tcp_transfer(&f, ns_a, ns_b, "10.8.0.2", XFER);
+	t = now_s() - t;
+	report("tun", &f, XFER, t);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1500);
+	check_clean(&f);
+	fwd_done(&f);
+}
+
+static void t_gso_max_size_caps_super_packets(void)
+{
+	struct voff_port_info in;
+	char out[4096];
+	struct fwd f;
+	double t;
+
+	ns_playground();
+	fwd_init(&f, open_dev(VOFF_PORT_TAP, ns_a, "vtapa", VOFF_PORT_OFF_TCP,
+			      16384),
+		 open_dev(VOFF_PORT_TAP, ns_b, "vtapb", VOFF_PORT_OFF_TCP, 0));
+	voff_port_info(f.p[0], &in);
+	CHECK_EQ(in.limits.gso_max_size, 16384);
+	CHECK_EQ(in.limits.tso_max_size, 65536);
+	{
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "ip -n %s -d link show vtapa",
+			 ns_a);
+		sh_out(out, sizeof(out), cmd);
+	}
+	CHECK_MSG(strstr(out, "gso_max_size 16384"), "ip -d link: %s", out);
+	sh("ip -n %s addr add 10.9.0.1/24 dev vtapa", ns_a);
+	sh("ip -n %s addr add 10.9.0.2/24 dev vtapb", ns_b);
+	t = now_s();
+	tcp_transfer(&f, ns_a, ns_b, "10.9.0.2", XFER / 2);
+	t = now_s() - t;
+	report("tap gso_max_size 16384", &f, XFER / 2, t);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+	CHECK_LE(f.max_len[0], 16384);
+	check_clean(&f);
+	fwd_done(&f);
+}
+
+static void probe_case(unsigned int want, unsigned int got)
+{
+	struct voff_port_info in;
+	struct voff_port *p;
+
+	p = open_dev(VOFF_PORT_TAP, NULL, "vprobe", want, 0);
+	voff_port_info(p, &in);
+	CHECK_MSG(in.rx_off == got, "want %#x: got %#x, expected %#x", want,
+		  in.rx_off, got);
+	CHECK_EQ(in.refused, want & ~got);
+	voff_port_close(p);
+}
+
+static void t_offload_probe_keeps_largest_subset(void)
+{
+	const unsigned int C = VOFF_PORT_OFF_CSUM, T4 = VOFF_PORT_OFF_TSO4,
+			   T6 = VOFF_PORT_OFF_TSO6, E = VOFF_PORT_OFF_TSO_ECN,
+			   U4 = VOFF_PORT_OFF_USO4, U6 = VOFF_PORT_OFF_USO6;
+
+	ns_playground();
+	probe_case(C | T4 | T6, C | T4 | T6);
+	probe_case(C | T4 | T6 | U4, C | T4 | T6);	/* USO4 alone: EINVAL */
+	probe_case(T4 | T6, 0);				/* TSO without CSUM */
+	probe_case(C | E, C);				/* ECN without TSO */
+	probe_case(C | T4 | E | U4 | U6, C | T4 | E | U4 | U6);
+	/* Tunnel offloads: the port's codec cannot carry them yet. */
+	probe_case(VOFF_PORT_OFF_ALL, PORT_CODEC_OFF);
+
+	/* What was accepted is what the device now offers. */
+	{
+		struct voff_port *p =
+			open_dev(VOFF_PORT_TAP, NULL, "vprobe", C | T4, 0);
+
+		CHECK_EQ(voff_netlink_feature(NULL, "vprobe",
+					      "tx-tcp-segmentation"), 1);
+		CHECK_EQ(voff_netlink_feature(NULL, "vprobe",
+					      "tx-tcp6-segmentation"), 0);
+		CHECK_EQ(voff_netlink_feature(NULL, "vprobe",
+					      "tx-checksum-ip-generic"), 1);
+		CHECK_EQ(voff_netlink_feature(NULL, "vprobe", "no-such-thing"),
+			 -ENOENT);
+		voff_port_close(p);
+	}
+}
+
+static void t_headers_the_kernel_refuses_are_never_written(void)
+{
+	static uint8_t buf[4096];
+	struct voff_port *p;
+	struct voff_pool *pool;
+	struct voff_pkt *pkt;
+	struct voff_batch b;
+	struct tf f;
+	size_t len;
+
+	ns_playground();
+	p = open_dev(VOFF_PORT_TAP, NULL, "vbad", VOFF_PORT_OFF_TCP, 0);
+	CHECK_OK(voff_pool_new(&pool, 4, 4096));
+	tf_init(&f, buf + 10, sizeof(buf) - 10);
+	tf_eth(&f);
+	tf_ipv4(&f, &(struct tf_ip){ .df = true });
+	tf_tcp(&f, &(struct tf_l4){ .flags = TF_ACK });
+	tf_payload(&f, 3000, 0);
+	len = tf_finish(&f);
+
+	/* The kernel itself refuses gso_size 0xFFFF (MODEL.md 5, rule 6). */
+	memset(buf, 0, 10);
+	buf[0] = 1;			/* NEEDS_CSUM */
+	buf[1] = 1;			/* TCPV4 */
+	buf[4] = buf[5] = 0xFF;		/* gso_size */
+	buf[6] = 34;			/* csum_start */
+	buf[8] = 16;			/* csum_offset */
+	CHECK_EQ(write(voff_port_fd(p), buf, len + 10), -1);
+	CHECK_EQ(errno, EINVAL);
+
+	/* voff drops the same packet before the kernel sees it. */
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, buf + 10, (uint32_t)len));
+	pkt->csum = VOFF_CSUM_PARTIAL;
+	pkt->csum_start = 34;
+	pkt->csum_offset = 16;
+	pkt->gso_type = VOFF_GSO_TCPV4;
+	pkt->gso_size = 0xFFFF;
+	voff_batch_init(&b);
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(p, &b), 0);
+	{
+		struct voff_port_stats st;
+
+		voff_port_stats(p, &st);
+		CHECK_EQ(st.tx_dropped, 1);
+		CHECK_EQ(st.tx_packets, 0);
+	}
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_port_close(p);
+	voff_pool_free(pool);
+}
+
+static void t_open_errors(void)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP, .name = "vnone",
+				     .flags = VOFF_PORT_F_ATTACH };
+	struct voff_port *p, *q;
+
+	ns_playground();
+	CHECK_EQ(voff_port_open(&p, &cfg), -ENOENT);
+	cfg.flags = 0;
+	cfg.netns = "voff-no-such-ns";
+	CHECK_EQ(voff_port_open(&p, &cfg), -ENOENT);
+	cfg.netns = NULL;
+	CHECK_OK(voff_port_open(&p, &cfg));
+	CHECK_EQ(voff_port_open(&q, &cfg), -EEXIST);
+	voff_port_close(p);
+	/* The device went with its descriptor. */
+	CHECK_EQ(voff_netlink_get_limits(NULL, "vnone", NULL,
+					 &(struct voff_port_limits){ 0 }),
+		 -ENODEV);
+}
+
+static void t_netlink_limits(void)
+{
+	struct voff_port_limits lim;
+	unsigned int idx = 0;
+	struct voff_port *p;
+
+	ns_playground();
+	CHECK_OK(voff_netlink_get_limits(ns_a, "lo", &idx, &lim));
+	CHECK_EQ(idx, 1);
+	CHECK_EQ(lim.mtu, 65536);
+	CHECK_GT(lim.gso_max_size, 0);
+	CHECK_GT(lim.tso_max_segs, 0);
+	p = open_dev(VOFF_PORT_TAP, ns_a, "vlim", 0, 0);
+	CHECK_OK(voff_netlink_set_limits(ns_a, "vlim",
+					 &(struct voff_port_limits){
+						 .mtu = 9000,
+						 .gso_max_size = 32768,
+						 .gso_max_segs = 100,
+						 .gro_max_size = 40000 }));
+	CHECK_OK(voff_port_refresh_limits(p));
+	{
+		struct voff_port_info in;
+
+		voff_port_info(p, &in);
+		CHECK_EQ(in.limits.mtu, 9000);
+		CHECK_EQ(in.limits.gso_max_size, 32768);
+		CHECK_EQ(in.limits.gso_max_segs, 100);
+		CHECK_EQ(in.limits.gro_max_size, 40000);
+		CHECK_GT(in.ifindex, 1);
+	}
+	/* Above the TAP's tso_max_size: the kernel says no, nothing moves. */
+	CHECK_EQ(voff_netlink_set_limits(ns_a, "vlim",
+					 &(struct voff_port_limits){
+						 .gso_max_size = 1 << 20 }),
+		 -EINVAL);
+	CHECK_OK(voff_netlink_get_limits(ns_a, "vlim", NULL, &lim));
+	CHECK_EQ(lim.gso_max_size, 32768);
+	CHECK_EQ(voff_netlink_get_limits(ns_a, "nope0", NULL, &lim), -ENODEV);
+	voff_port_close(p);
+}
+
+CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
+	   CHECK_TEST(t_tun_ping_and_tcp_super_packets),
+	   CHECK_TEST(t_gso_max_size_caps_super_packets),
+	   CHECK_TEST(t_offload_probe_keeps_largest_subset),
+	   CHECK_TEST(t_headers_the_kernel_refuses_are_never_written),
+	   CHECK_TEST(t_open_errors),
+	   CHECK_TEST(t_netlink_limits))
