@@ -152,7 +152,7 @@ struct voff_port_limits {
 
 /* Flags of struct voff_port_cfg.flags */
 #define VOFF_PORT_F_ATTACH (1u << 0)	/* TAP/TUN: the device must exist */
-#define VOFF_PORT_F_NO_VNET (1u << 1)	/* no virtio_net_hdr (plain frames) */
+#define VOFF_PORT_F_NO_VNET (1u << 1)	/* plain frames, no vnet header */
 #define VOFF_PORT_F_MULTI_QUEUE (1u << 2) /* TAP/TUN: IFF_MULTI_QUEUE */
 #define VOFF_PORT_F_UP (1u << 3)	/* TAP/TUN: set the link up */
 #define VOFF_PORT_F_OWN_TX (1u << 4)	/* AF_PACKET: also see own sends */
@@ -261,7 +261,7 @@ struct voff_port_drop {
 	uint64_t count;
 };
 
-/* ---- life cycle ------------------------------------------------------------ */
+/* ---- life cycle ---------------------------------------------------------- */
 
 /**
  * voff_port_open() - open a port
@@ -323,7 +323,7 @@ int voff_port_mem_inject(struct voff_port *port, const void *data,
  */
 void voff_port_close(struct voff_port *port);
 
-/* ---- data path --------------------------------------------------------------- */
+/* ---- data path ----------------------------------------------------------- */
 
 /**
  * voff_port_rx() - receive the frames that are ready, up to the batch's room
@@ -364,7 +364,7 @@ int voff_port_rx(struct voff_port *port, struct voff_pool *pool,
  */
 int voff_port_tx(struct voff_port *port, struct voff_batch *b);
 
-/* ---- state ------------------------------------------------------------------- */
+/* ---- state --------------------------------------------------------------- */
 
 /**
  * voff_port_fd() - descriptor to wait on for receive readiness

@@ -76,7 +76,7 @@ void voff__netns_leave(int saved)
 	close(saved);
 }
 
-/* ---- rtnetlink ----------------------------------------------------------------- */
+/* ---- rtnetlink ----------------------------------------------------------- */
 
 static int nl_open(const char *netns, struct mnl_socket **out)
 {
@@ -267,7 +267,7 @@ int voff_netlink_set_up(const char *netns, const char *ifname, bool up)
 	return err;
 }
 
-/* ---- ethtool features ------------------------------------------------------------ */
+/* ---- ethtool features ---------------------------------------------------- */
 
 static int eth_ioctl(int fd, const char *ifname, void *cmd)
 {

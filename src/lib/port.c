@@ -86,7 +86,7 @@ int voff_port_off_format(unsigned int set, char *buf, size_t len)
 	return (int)used;
 }
 
-/* ---- life cycle ------------------------------------------------------------ */
+/* ---- life cycle ---------------------------------------------------------- */
 
 static int port_alloc(struct voff_port **out, const struct voff_port_ops *ops,
 		      const struct voff_port_cfg *cfg)
@@ -193,7 +193,7 @@ void voff_port_close(struct voff_port *port)
 	free(port);
 }
 
-/* ---- counters ---------------------------------------------------------------- */
+/* ---- counters ------------------------------------------------------------ */
 
 static unsigned int drop_slot(int err)
 {
@@ -275,7 +275,7 @@ int voff_port_refresh_limits(struct voff_port *port)
 	return port->ops->refresh ? port->ops->refresh(port) : 0;
 }
 
-/* ---- receive ------------------------------------------------------------------- */
+/* ---- receive ------------------------------------------------------------- */
 
 int voff_port_rx(struct voff_port *port, struct voff_pool *pool,
 		 struct voff_batch *b)
@@ -285,8 +285,30 @@ int voff_port_rx(struct voff_port *port, struct voff_pool *pool,
 	return port->ops->rx(port, pool, b);
 }
 
+/*
+ * Put a VLAN tag back between the Ethernet addresses and the type: push
+ * moves every offset, csum_start and hdr_len by the tag's 4 bytes, as the
+ * headers after the addresses really move.
+ */
+static int vlan_insert(struct voff_pkt *pkt, uint16_t tpid, uint16_t tci)
+{
+	uint8_t *d;
+
+	if (pkt->len < 14)
+		return VOFF_E_PORT_SHORT;
+	d = voff_pkt_push(pkt, 4);
+	if (!d)
+		return VOFF_E_NO_HEADROOM;
+	memmove(d, d + 4, 12);
+	d[12] = (uint8_t)(tpid >> 8);
+	d[13] = (uint8_t)tpid;
+	d[14] = (uint8_t)(tci >> 8);
+	d[15] = (uint8_t)tci;
+	return 0;
+}
+
 int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
-			 struct voff_batch *b)
+			 struct voff_batch *b, uint16_t tpid, uint16_t tci)
 {
 	int err = 0;
 
@@ -294,6 +316,8 @@ int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
 		err = voff__port_vnet_pull(port, pkt);
 	else if (!port->info.l3 && pkt->len < 14)
 		err = VOFF_E_PORT_SHORT;
+	if (!err && tpid)
+		err = vlan_insert(pkt, tpid, tci);
 	if (!err && voff_batch_add(b, pkt))
 		err = -ENOSPC;
 	if (err) {
@@ -308,7 +332,7 @@ int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
 	return 0;
 }
 
-/* ---- transmit ------------------------------------------------------------------ */
+/* ---- transmit ------------------------------------------------------------ */
 
 /* The IP version of a frame: from l3_off when set, else from its bytes. */
 static int ip_version(const struct voff_pkt *pkt, bool l3)
@@ -457,7 +481,7 @@ int voff_port_tx(struct voff_port *port, struct voff_batch *b)
 	return err ? err : (int)sent;
 }
 
-/* ---- offloads <-> TUN flags -------------------------------------------------- */
+/* ---- offloads <-> TUN flags ---------------------------------------------- */
 
 /*
  * VOFF_PORT_OFF_* bits are defined with the TUN_F_* values, so the mapping
@@ -490,7 +514,7 @@ unsigned int voff__port_off_fix(unsigned int off)
 	return off;
 }
 
-/* ---- interim virtio_net_hdr codec -------------------------------------------- */
+/* ---- interim virtio_net_hdr codec ---------------------------------------- */
 
 #define VH_F_NEEDS_CSUM 1
 #define VH_F_DATA_VALID 2
@@ -635,7 +659,7 @@ int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt)
 		h.csum_offset = pkt->csum_offset;
 	}
 	if (voff_pkt_is_gso(pkt)) {
-		/* Bits the header cannot carry and the kernel would not need. */
+		/* Bits the header cannot carry, and the kernel needs not. */
 		gt &= ~(uint32_t)(VOFF_GSO_DODGY | VOFF_GSO_TCP_FIXEDID);
 		if (gt & VOFF_GSO_TCP_ECN)
 			h.gso_type = VH_GSO_ECN;

@@ -35,11 +35,11 @@ struct voff_port;
  * @open:	set up @port from @cfg: fill info.*, fd, vnet; 0 or -errno;
  *		on failure release everything it took (close is not called)
  * @close:	release everything open took
- * @rx:		append up to voff_batch_space(@b) raw frames (virtio_net_hdr
- *		still in front when the port has one) from @pool; each frame
- *		goes through voff__port_rx_accept(), which may drop it.
- *		Return frames appended, or -errno when the port failed
- * @tx:		send @n frames (headers already pushed), in order, setting
+ * @rx:		append up to voff_batch_space(@b) frames from @pool, each
+ *		passed through voff__port_rx_accept() (which may drop it)
+ *		with its virtio_net_hdr still in front when the port has
+ *		one; return frames appended, or -errno when the port failed
+ * @tx:		send @n frames (headers already pushed), in order, set
  *		@res[i] to 0 for each frame sent and to the negative reason
  *		for each one dropped (@res comes zeroed); return 0, or -errno
  *		when the port failed (frames without a result then count as
@@ -105,15 +105,18 @@ void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,
  * @pkt:	the frame as read (virtio_net_hdr in front when the port has
  *		one)
  * @b:		the caller's batch
+ * @tpid:	0, or the TPID of a VLAN tag the kernel took off the frame
+ *		(AF_PACKET auxdata), put back after the Ethernet addresses
+ * @tci:	that tag's TCI
  *
  * Decodes and strips the header (a refused frame is counted and freed),
- * counts the frame and appends it to @b.
+ * puts a stripped VLAN tag back, counts the frame and appends it to @b.
  *
  * Return: 0 when appended, the negative reason when dropped.
  * Ownership: consumes @pkt.
  */
 int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
-			 struct voff_batch *b);
+			 struct voff_batch *b, uint16_t tpid, uint16_t tci);
 
 /* ---- virtio_net_hdr: the port layer's only two call sites -------------------
  *
@@ -135,7 +138,7 @@ int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt);
  */
 int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt);
 
-/* ---- offloads <-> TUNSETOFFLOAD: the only mapping call sites ---------------- */
+/* ---- offloads <-> TUNSETOFFLOAD: the only mapping call sites ------------- */
 
 /** voff__port_off_to_tun() - TUN_F_* flags for a VOFF_PORT_OFF_* set */
 unsigned int voff__port_off_to_tun(unsigned int off);
@@ -160,7 +163,7 @@ unsigned int voff__port_off_fix(unsigned int off);
  */
 unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3);
 
-/* ---- network namespaces (netlink.c) ------------------------------------------ */
+/* ---- network namespaces (netlink.c) -------------------------------------- */
 
 /**
  * voff__netns_enter() - switch the calling thread into a named namespace

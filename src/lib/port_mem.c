@@ -195,7 +195,7 @@ static int mem_rx(struct voff_port *port, struct voff_pool *pool,
 			voff__port_count_drop(port, VOFF_PORT_RX, err);
 			continue;
 		}
-		if (!voff__port_rx_accept(port, dst, b))
+		if (!voff__port_rx_accept(port, dst, b, 0, 0))
 			got++;
 	}
 	return (int)got;

@@ -68,7 +68,8 @@ static int probe_offloads(int fd, unsigned int want, unsigned int *got)
 				if (err != -EINVAL)
 					return err;
 			}
-			s = (s - want) & want;	/* next submask, ascending */
+			/* The next submask of @want, in ascending order. */
+			s = (s - want) & want;
 		} while (s);
 	}
 	return -EINVAL;	/* not even 0 was accepted */
@@ -234,7 +235,7 @@ static int tap_rx(struct voff_port *port, struct voff_pool *pool,
 			voff_pkt_put(pkt, (uint32_t)n - hs);
 		else
 			voff_pkt_trim(pkt, (uint32_t)n);
-		if (!voff__port_rx_accept(port, pkt, b))
+		if (!voff__port_rx_accept(port, pkt, b, 0, 0))
 			got++;
 	}
 	return (int)got;

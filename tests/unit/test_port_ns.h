@@ -35,7 +35,7 @@
 
 static char ns_a[64], ns_b[64];
 
-static void sh(const char *fmt, ...)
+static inline void sh(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;
@@ -49,7 +49,7 @@ static void sh(const char *fmt, ...)
 }
 
 /* Run @cmd, return its first output line in @out (may be empty). */
-static void sh_out(char *out, size_t cap, const char *cmd)
+static inline void sh_out(char *out, size_t cap, const char *cmd)
 {
 	FILE *f = popen(cmd, "r");
 	size_t n;
@@ -60,7 +60,7 @@ static void sh_out(char *out, size_t cap, const char *cmd)
 	pclose(f);
 }
 
-static void ns_playground(void)
+static inline void ns_playground(void)
 {
 	if (geteuid() != 0)
 		CHECK_SKIP("needs root");
@@ -77,7 +77,7 @@ static void ns_playground(void)
 	sh("ip -n %s link set lo up && ip -n %s link set lo up", ns_a, ns_b);
 }
 
-static void enter(const char *ns)
+static inline void enter(const char *ns)
 {
 	int saved;
 
@@ -85,7 +85,7 @@ static void enter(const char *ns)
 	close(saved);	/* children stay where they went */
 }
 
-static uint16_t icmp_sum(const void *p, size_t n)
+static inline uint16_t icmp_sum(const void *p, size_t n)
 {
 	const uint8_t *b = p;
 	uint32_t s = 0;
@@ -100,7 +100,7 @@ static uint16_t icmp_sum(const void *p, size_t n)
 }
 
 /* Child: from namespace @ns, one echo request to @dst; exit 0 on reply. */
-static pid_t ping_start(const char *ns, const char *dst)
+static inline pid_t ping_start(const char *ns, const char *dst)
 {
 	pid_t pid = fork();
 
@@ -144,7 +144,7 @@ static pid_t ping_start(const char *ns, const char *dst)
 #define PAT_CHUNK (1u << 16)
 static uint8_t pat[PAT_CHUNK + 251];
 
-static const uint8_t *pattern_at(uint64_t i)
+static inline const uint8_t *pattern_at(uint64_t i)
 {
 	if (!pat[1])
 		for (size_t k = 0; k < sizeof(pat); k++)
@@ -154,8 +154,8 @@ static const uint8_t *pattern_at(uint64_t i)
 
 /* Child: in @ns, accept one TCP connection on @port, check every byte,
  * write the count to @wfd; exit 0 when all @n bytes came in order. */
-static pid_t tcp_sink_start(const char *ns, uint16_t port, uint64_t n,
-			    int wfd)
+static inline pid_t tcp_sink_start(const char *ns, uint16_t port,
+				   uint64_t n, int wfd)
 {
 	pid_t pid = fork();
 
@@ -192,8 +192,8 @@ static pid_t tcp_sink_start(const char *ns, uint16_t port, uint64_t n,
 }
 
 /* Child: in @ns, connect to @dst:@port and send @n pattern bytes. */
-static pid_t tcp_source_start(const char *ns, const char *dst,
-			      uint16_t port, uint64_t n)
+static inline pid_t tcp_source_start(const char *ns, const char *dst,
+				     uint16_t port, uint64_t n)
 {
 	pid_t pid = fork();
 
@@ -234,7 +234,8 @@ static pid_t tcp_source_start(const char *ns, const char *dst,
 
 /**
  * struct fwd - a two-port forwarder and what it saw
- * @p:		the ports; frames from p[i] go to p[!i]
+ * @p:		the ports; frames from p[i] go to p[!i] (or are freed when
+ *		p[!i] is NULL: an observer)
  * @max_len:	largest frame received per port
  * @gso:	super-packets received per port
  */
@@ -248,7 +249,7 @@ struct fwd {
 
 /* Forward between the ports until every pid in @pids exited (or 20 s);
  * return 0 when all exited with status 0, else the first bad status. */
-static int fwd_until(struct fwd *f, pid_t *pids, int npids)
+static inline int fwd_until(struct fwd *f, pid_t *pids, int npids)
 {
 	struct timespec t0, t;
 	int left = npids, result = 0;
@@ -256,8 +257,10 @@ static int fwd_until(struct fwd *f, pid_t *pids, int npids)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (left) {
 		struct pollfd pfd[2] = {
-			{ .fd = voff_port_fd(f->p[0]), .events = POLLIN },
-			{ .fd = voff_port_fd(f->p[1]), .events = POLLIN },
+			{ .fd = f->p[0] ? voff_port_fd(f->p[0]) : -1,
+			  .events = POLLIN },
+			{ .fd = f->p[1] ? voff_port_fd(f->p[1]) : -1,
+			  .events = POLLIN },
 		};
 
 		poll(pfd, 2, 5);
@@ -265,6 +268,8 @@ static int fwd_until(struct fwd *f, pid_t *pids, int npids)
 			struct voff_batch b;
 			int n;
 
+			if (!f->p[i])
+				continue;
 			voff_batch_init(&b);
 			n = voff_port_rx(f->p[i], f->pool, &b);
 			CHECK_MSG(n >= 0, "rx: %d", n);
@@ -274,7 +279,10 @@ static int fwd_until(struct fwd *f, pid_t *pids, int npids)
 				f->gso[i] += voff_pkt_is_gso(b.pkts[k]);
 			}
 			f->frames[i] += b.n;
-			voff_port_tx(f->p[!i], &b);
+			if (f->p[!i])
+				voff_port_tx(f->p[!i], &b);
+			else
+				voff_batch_free(&b);
 		}
 		for (int k = 0; k < npids; k++) {
 			int st;
@@ -298,8 +306,9 @@ static int fwd_until(struct fwd *f, pid_t *pids, int npids)
 }
 
 /* TCP transfer of @n bytes from @src_ns to @dst_ip in @dst_ns through @f. */
-static void tcp_transfer(struct fwd *f, const char *src_ns,
-			 const char *dst_ns, const char *dst_ip, uint64_t n)
+static inline void tcp_transfer(struct fwd *f, const char *src_ns,
+				const char *dst_ns, const char *dst_ip,
+				uint64_t n)
 {
 	pid_t pids[2];
 	uint64_t got = 0;
@@ -316,7 +325,8 @@ static void tcp_transfer(struct fwd *f, const char *src_ns,
 	close(pfd[1]);
 }
 
-static void ping_through(struct fwd *f, const char *ns, const char *dst)
+static inline void ping_through(struct fwd *f, const char *ns,
+				const char *dst)
 {
 	pid_t pid = ping_start(ns, dst);
 

@@ -203,9 +203,10 @@ static void t_offload_probe_keeps_largest_subset(void)
 
 	ns_playground();
 	probe_case(C | T4 | T6, C | T4 | T6);
-	probe_case(C | T4 | T6 | U4, C | T4 | T6);	/* USO4 alone: EINVAL */
-	probe_case(T4 | T6, 0);				/* TSO without CSUM */
-	probe_case(C | E, C);				/* ECN without TSO */
+	/* USO4 without USO6, TSO without CSUM, ECN without TSO: EINVAL. */
+	probe_case(C | T4 | T6 | U4, C | T4 | T6);
+	probe_case(T4 | T6, 0);
+	probe_case(C | E, C);
 	probe_case(C | T4 | E | U4 | U6, C | T4 | E | U4 | U6);
 	/* Tunnel offloads: the port's codec cannot carry them yet. */
 	probe_case(VOFF_PORT_OFF_ALL, PORT_CODEC_OFF);
