@@ -156,6 +156,7 @@ struct voff_port_limits {
 #define VOFF_PORT_F_MULTI_QUEUE (1u << 2) /* TAP/TUN: IFF_MULTI_QUEUE */
 #define VOFF_PORT_F_UP (1u << 3)	/* TAP/TUN: set the link up */
 #define VOFF_PORT_F_OWN_TX (1u << 4)	/* AF_PACKET: also see own sends */
+#define VOFF_PORT_F_L3 (1u << 5)	/* PCAP sink only: raw IP frames */
 
 /**
  * struct voff_port_cfg - how to open a port

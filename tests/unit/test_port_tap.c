@@ -296,6 +296,28 @@ static void t_open_errors(void)
 	CHECK_OK(voff_port_open(&p, &cfg));
 	CHECK_EQ(voff_port_open(&q, &cfg), -EEXIST);
 	voff_port_close(p);
+	/* A multi-queue TUN, and attaching to it by name. */
+	cfg.kind = VOFF_PORT_TUN;
+	cfg.flags = VOFF_PORT_F_MULTI_QUEUE;
+	CHECK_OK(voff_port_open(&p, &cfg));
+	sh("ip tuntap add dev vpersist mode tun multi_queue vnet_hdr");
+	cfg.name = "vpersist";
+	cfg.flags = VOFF_PORT_F_MULTI_QUEUE | VOFF_PORT_F_ATTACH;
+	cfg.want = VOFF_PORT_OFF_TCP;
+	CHECK_OK(voff_port_open(&q, &cfg));
+	{
+		struct voff_port_info in;
+
+		voff_port_info(q, &in);
+		CHECK_EQ(in.rx_off, VOFF_PORT_OFF_TCP);
+		CHECK_STR_EQ(in.name, "vpersist");
+	}
+	voff_port_close(q);
+	voff_port_close(p);
+	/* Attached, not created: the persistent device stays. */
+	CHECK_OK(voff_netlink_get_limits(NULL, "vpersist", NULL,
+					 &(struct voff_port_limits){ 0 }));
+	cfg.name = "vnone";
 	/* The device went with its descriptor. */
 	CHECK_EQ(voff_netlink_get_limits(NULL, "vnone", NULL,
 					 &(struct voff_port_limits){ 0 }),
