@@ -547,6 +547,32 @@ static void put_le16(uint8_t *p, uint16_t v)
 }
 
 /*
+ * Whether the frame's network protocol fits GSO type @base: the kernel
+ * refuses a TAP frame whose EtherType disagrees (virtio_net_hdr_match_proto);
+ * voff applies the same rule to TUN frames by their version nibble.
+ */
+static bool proto_matches(const uint8_t *f, uint32_t len, bool l3,
+			  uint8_t base)
+{
+	int v = 0;
+
+	if (l3 && len)
+		v = f[0] >> 4;
+	else if (!l3 && f[12] == 0x08 && f[13] == 0x00)
+		v = 4;
+	else if (!l3 && f[12] == 0x86 && f[13] == 0xDD)
+		v = 6;
+	switch (base) {
+	case VH_GSO_TCPV4:
+		return v == 4;
+	case VH_GSO_TCPV6:
+		return v == 6;
+	default:
+		return v == 4 || v == 6;
+	}
+}
+
+/*
  * Check @h against the frame @f[0..@len) as virtio_net_hdr_to_skb() would
  * and, when @pkt is given, set its offload metadata.  Returns 0 or the
  * reason for refusing.
@@ -565,6 +591,9 @@ static int vh_check(const struct vh *h, const uint8_t *f, uint32_t len,
 		return -EINVAL;
 	if (csum && (uint32_t)h->csum_start + h->csum_offset + 2 > len)
 		return -EINVAL;
+	/* The kernel wants the L4 header past a minimal IPv4 header. */
+	if (csum && h->csum_start < (l3 ? 20u : 34u))
+		return -EINVAL;
 	if (base != VH_GSO_NONE) {
 		if (base != VH_GSO_TCPV4 && base != VH_GSO_TCPV6 &&
 		    base != VH_GSO_UDP && base != VH_GSO_UDP_L4)
@@ -579,6 +608,13 @@ static int vh_check(const struct vh *h, const uint8_t *f, uint32_t len,
 		if (tcp && h->csum_offset != 16)
 			return -EINVAL;
 		if (!tcp && h->csum_offset != 6)
+			return -EINVAL;
+		if (!proto_matches(f, len, l3, base))
+			return -EPROTO;
+		/* The L4 header lies past a minimal IP header (stricter on
+		 * TAP than the kernel, which counts from the frame start). */
+		if (h->csum_start < (l3 ? 0u : 14u) +
+					    (base == VH_GSO_TCPV6 ? 40u : 20u))
 			return -EINVAL;
 		hdr = h->csum_start + 8u;
 		if (tcp) {

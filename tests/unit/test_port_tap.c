@@ -281,6 +281,131 @@ static void t_headers_the_kernel_refuses_are_never_written(void)
 	voff_pool_free(pool);
 }
 
+/* A random frame: IPv4 or IPv6, TCP or UDP, 0..3000 payload bytes. */
+static size_t random_frame(uint8_t *buf, size_t cap, bool l3, bool *v6,
+			   bool *udp, size_t *l4)
+{
+	struct tf b;
+	size_t len;
+
+	*v6 = check_rand() & 1;
+	*udp = check_rand() & 1;
+	tf_init(&b, buf, cap);
+	if (!l3)
+		tf_eth(&b);
+	if (*v6)
+		tf_ipv6(&b, &(struct tf_ip){ 0 });
+	else
+		tf_ipv4(&b, &(struct tf_ip){ .df = true });
+	if (*udp)
+		tf_udp(&b, &(struct tf_l4){ 0 });
+	else
+		tf_tcp(&b, &(struct tf_l4){ .flags = TF_ACK,
+					    .opt_len = (uint8_t)(check_rand() &
+								 1 ? 12 : 0) });
+	tf_payload(&b, check_rand() % 3001, 0);
+	len = tf_finish(&b);
+	*l4 = (l3 ? 0 : 14) + (*v6 ? 40 : 20);
+	return len;
+}
+
+/* Metadata near the valid one, wrong in one random way now and then. */
+static void random_meta(struct voff_pkt *pkt, bool v6, bool udp, size_t l4)
+{
+	static const uint16_t sizes[] = { 0, 1, 7, 8, 100, 536, 1400, 1460,
+					  3000, 0xFFFF };
+	uint64_t r = check_rand();
+
+	pkt->csum = r & 7 ? VOFF_CSUM_PARTIAL : VOFF_CSUM_NONE;
+	pkt->csum_start = (uint16_t)l4;
+	pkt->csum_offset = udp ? 6 : 16;
+	if (!(r >> 3 & 7))
+		pkt->csum_start = (uint16_t)(check_rand() % 80);
+	if (!(r >> 6 & 7))
+		pkt->csum_offset = (uint16_t)(check_rand() % 20);
+	pkt->gso_size = sizes[(r >> 9) % 10];
+	switch ((r >> 16) % 6) {
+	case 0:
+		pkt->gso_type = 0;
+		break;
+	case 1:
+		pkt->gso_type = udp ? VOFF_GSO_UDP_L4 :
+			       v6  ? VOFF_GSO_TCPV6 :
+				     VOFF_GSO_TCPV4;
+		break;
+	case 2:
+		pkt->gso_type = VOFF_GSO_TCPV4 | VOFF_GSO_TCP_ECN;
+		break;
+	case 3:
+		pkt->gso_type = VOFF_GSO_TCPV6;
+		break;
+	case 4:
+		pkt->gso_type = VOFF_GSO_UDP_L4;
+		break;
+	default:
+		pkt->gso_type = udp ? VOFF_GSO_UDP_L4 :
+			       v6  ? VOFF_GSO_TCPV6 :
+				     VOFF_GSO_TCPV4;
+		pkt->hdr_len = (uint16_t)(check_rand() % 200);
+		break;
+	}
+}
+
+/*
+ * The promise "never write a header the kernel would reject", tested
+ * against the kernel: every header the port's encoder accepts for a random
+ * packet must be accepted by a TAP (and a TUN) write.
+ */
+static void differential(enum voff_port_kind kind)
+{
+	static uint8_t buf[4096];
+	struct voff_pool *pool;
+	struct voff_port *p;
+	unsigned int accepted = 0, gso = 0;
+	bool l3 = kind == VOFF_PORT_TUN;
+
+	p = open_dev(kind, NULL, "vdiff", VOFF_PORT_OFF_TCP, 0);
+	CHECK_OK(voff_pool_new(&pool, 2, 4096));
+	for (int i = 0; i < 3000; i++) {
+		struct voff_pkt *pkt;
+		bool v6, udp;
+		size_t l4, len = random_frame(buf, sizeof(buf), l3, &v6, &udp,
+					      &l4);
+
+		CHECK_OK(voff_pkt_alloc(pool, &pkt));
+		CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
+		random_meta(pkt, v6, udp, l4);
+		if (voff__port_vnet_push(p, pkt) == 0) {
+			ssize_t w = write(voff_port_fd(p), voff_pkt_data(pkt),
+					  pkt->len);
+
+			CHECK_MSG(w == (ssize_t)pkt->len,
+				  "case %d: kernel refused (%s) csum %u "
+				  "start %u off %u gso %#x size %u len %zu",
+				  i, strerror(errno), pkt->csum,
+				  pkt->csum_start, pkt->csum_offset,
+				  pkt->gso_type, pkt->gso_size, len);
+			accepted++;
+			gso += voff_pkt_is_gso(pkt) && len - l4 > pkt->gso_size;
+		}
+		voff_pkt_free(pkt);
+	}
+	fprintf(stderr, "%s: voff accepted %u of 3000 random headers "
+		"(%u super-packets), the kernel all of them\n",
+		voff_port_kind_name(kind), accepted, gso);
+	CHECK_GT(accepted, 300);
+	CHECK_GT(gso, 50);
+	voff_port_close(p);
+	voff_pool_free(pool);
+}
+
+static void t_headers_voff_writes_the_kernel_accepts(void)
+{
+	ns_playground();
+	differential(VOFF_PORT_TAP);
+	differential(VOFF_PORT_TUN);
+}
+
 static void t_open_errors(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP, .name = "vnone",
@@ -370,5 +495,6 @@ CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_gso_max_size_caps_super_packets),
 	   CHECK_TEST(t_offload_probe_keeps_largest_subset),
 	   CHECK_TEST(t_headers_the_kernel_refuses_are_never_written),
+	   CHECK_TEST(t_headers_voff_writes_the_kernel_accepts),
 	   CHECK_TEST(t_open_errors),
 	   CHECK_TEST(t_netlink_limits))
