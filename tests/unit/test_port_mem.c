@@ -380,6 +380,29 @@ static void t_empty_pool_keeps_frames_queued(void)
 	voff_pool_free(rxp);
 }
 
+static void t_frame_bigger_than_pool_buffer_dropped(void)
+{
+	struct voff_pool *big = pool_new(4), *small;
+	struct voff_port *a, *b;
+	struct voff_batch in;
+
+	CHECK_OK(voff_pool_new(&small, 4, 2048));
+	pair(&a, &b, &(struct voff_port_cfg){ 0 });
+	send1(a, tcp4(big, 5000, 0), 1);
+	send1(a, tcp4(big, 100, 0), 1);
+	voff_batch_init(&in);
+	CHECK_EQ(voff_port_rx(b, small, &in), 1);
+	CHECK_EQ(in.pkts[0]->len, 154);
+	CHECK_EQ(voff_port_drop_count(b, VOFF_PORT_RX, VOFF_E_PORT_TRUNC), 1);
+	voff_batch_free(&in);
+	voff_port_close(a);
+	voff_port_close(b);
+	CHECK_EQ(voff_pool_in_use(big), 0);
+	CHECK_EQ(voff_pool_in_use(small), 0);
+	voff_pool_free(big);
+	voff_pool_free(small);
+}
+
 static void t_close_frees_queued_frames(void)
 {
 	struct voff_pool *pool = pool_new(8);
@@ -513,6 +536,7 @@ CHECK_MAIN(CHECK_TEST(t_plain_frames_cross),
 	   CHECK_TEST(t_invalid_vnet_headers_dropped_and_counted),
 	   CHECK_TEST(t_full_ring_drops_eagain),
 	   CHECK_TEST(t_empty_pool_keeps_frames_queued),
+	   CHECK_TEST(t_frame_bigger_than_pool_buffer_dropped),
 	   CHECK_TEST(t_close_frees_queued_frames),
 	   CHECK_TEST(t_negotiation_follows_pairing_rules),
 	   CHECK_TEST(t_offload_names),

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <voff/err.h>
@@ -62,6 +63,18 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* CPU seconds the forwarder (this process, not its children) used. */
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static double cpu0;
+
 static void report(const char *what, const struct fwd *f, uint64_t bytes,
 		   double secs)
 {
@@ -70,9 +83,11 @@ static void report(const char *what, const struct fwd *f, uint64_t bytes,
 	voff_port_stats(f->p[0], &sa);
 	voff_port_stats(f->p[1], &sb);
 	fprintf(stderr,
-		"%s: %.2f Gbit/s, A->voff %llu frames (%llu super, max %u B), "
-		"drops rx %llu/%llu tx %llu/%llu\n",
+		"%s: %.2f Gbit/s, forwarder %.2f CPU us/KB, A->voff %llu "
+		"frames (%llu super, max %u B), drops rx %llu/%llu tx "
+		"%llu/%llu\n",
 		what, (double)bytes * 8 / secs / 1e9,
+		(cpu_s() - cpu0) * 1e6 / ((double)bytes / 1024),
 		(unsigned long long)f->frames[0],
 		(unsigned long long)f->gso[0], f->max_len[0],
 		(unsigned long long)sa.rx_dropped,
@@ -92,7 +107,15 @@ static void check_clean(const struct fwd *f)
 	}
 }
 
-#define XFER (64ull << 20)
+/* Bytes per transfer: 64 MiB, or VOFF_PORT_XFER_MB for a longer run. */
+static uint64_t xfer(void)
+{
+	const char *e = getenv("VOFF_PORT_XFER_MB");
+
+	return (e ? strtoull(e, NULL, 10) : 64) << 20;
+}
+
+#define XFER xfer()
 
 static void t_tap_ping_and_tcp_super_packets(void)
 {
@@ -109,6 +132,7 @@ static void t_tap_ping_and_tcp_super_packets(void)
 	ping_through(&f, ns_a, "10.9.0.2");
 	ping_through(&f, ns_b, "10.9.0.1");
 	t = now_s();
+	cpu0 = cpu_s();
 	tcp_transfer(&f, ns_a, ns_b, "10.9.0.2", XFER);
 	t = now_s() - t;
 	report("tap", &f, XFER, t);
@@ -116,6 +140,46 @@ static void t_tap_ping_and_tcp_super_packets(void)
 	CHECK_GT(f.max_len[0], 1514);
 	voff_port_stats(f.p[1], &sb);
 	CHECK_EQ(sb.tx_gso, f.gso[0]);	/* handed back whole */
+	check_clean(&f);
+	fwd_done(&f);
+}
+
+/* The same path without virtio_net_hdr: every frame MTU-sized. */
+static void t_tap_plain_frames(void)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
+				     .flags = VOFF_PORT_F_UP |
+					      VOFF_PORT_F_NO_VNET,
+				     .want = VOFF_PORT_OFF_TCP };
+	struct voff_port *a, *b;
+	struct voff_port_info in;
+	struct fwd f;
+	double t;
+
+	ns_playground();
+	cfg.name = "vtapa";
+	cfg.netns = ns_a;
+	CHECK_OK(voff_port_open(&a, &cfg));
+	cfg.name = "vtapb";
+	cfg.netns = ns_b;
+	CHECK_OK(voff_port_open(&b, &cfg));
+	voff_port_info(a, &in);
+	CHECK_EQ(in.vnet_hdr_len, 0);
+	CHECK_EQ(in.rx_off, 0);
+	CHECK_EQ(in.refused, VOFF_PORT_OFF_TCP);
+	CHECK_EQ(voff_netlink_feature(ns_a, "vtapa", "tx-tcp-segmentation"),
+		 0);
+	fwd_init(&f, a, b);
+	sh("ip -n %s addr add 10.9.0.1/24 dev vtapa", ns_a);
+	sh("ip -n %s addr add 10.9.0.2/24 dev vtapb", ns_b);
+	ping_through(&f, ns_a, "10.9.0.2");
+	t = now_s();
+	cpu0 = cpu_s();
+	tcp_transfer(&f, ns_a, ns_b, "10.9.0.2", XFER / 4);
+	t = now_s() - t;
+	report("tap plain", &f, XFER / 4, t);
+	CHECK_EQ(f.gso[0], 0);
+	CHECK_LE(f.max_len[0], 1514);
 	check_clean(&f);
 	fwd_done(&f);
 }
@@ -138,6 +202,7 @@ static void t_tun_ping_and_tcp_super_packets(void)
 	ping_through(&f, ns_a, "10.8.0.2");
 	ping_through(&f, ns_b, "10.8.0.1");
 	t = now_s();
+	cpu0 = cpu_s();
 	tcp_transfer(&f, ns_a, ns_b, "10.8.0.2", XFER);
 	t = now_s() - t;
 	report("tun", &f, XFER, t);
@@ -172,6 +237,7 @@ static void t_gso_max_size_caps_super_packets(void)
 	sh("ip -n %s addr add 10.9.0.1/24 dev vtapa", ns_a);
 	sh("ip -n %s addr add 10.9.0.2/24 dev vtapb", ns_b);
 	t = now_s();
+	cpu0 = cpu_s();
 	tcp_transfer(&f, ns_a, ns_b, "10.9.0.2", XFER / 2);
 	t = now_s() - t;
 	report("tap gso_max_size 16384", &f, XFER / 2, t);
@@ -491,6 +557,7 @@ static void t_netlink_limits(void)
 }
 
 CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
+	   CHECK_TEST(t_tap_plain_frames),
 	   CHECK_TEST(t_tun_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_gso_max_size_caps_super_packets),
 	   CHECK_TEST(t_offload_probe_keeps_largest_subset),
