@@ -8,7 +8,7 @@
  * namespace and mounts a tmpfs on /run/netns, so the named namespaces a test
  * creates with `ip netns add voff-port-PID-x` exist only inside it and
  * vanish with the process, even when an assertion ends it early.  Without
- * root (or without `ip`) the test is skipped.
+ * root, iproute2, ethtool or /dev/net/tun the test is skipped.
  */
 #ifndef VOFF_TEST_PORT_NS_H
 #define VOFF_TEST_PORT_NS_H
@@ -66,6 +66,10 @@ static inline void ns_playground(void)
 		CHECK_SKIP("needs root");
 	if (system("ip -V >/dev/null 2>&1") != 0)
 		CHECK_SKIP("needs iproute2");
+	if (system("ethtool --version >/dev/null 2>&1") != 0)
+		CHECK_SKIP("needs ethtool");
+	if (access("/dev/net/tun", R_OK | W_OK))
+		CHECK_SKIP("needs /dev/net/tun");
 	if (unshare(CLONE_NEWNS | CLONE_NEWNET))
 		CHECK_SKIP("unshare: %s", strerror(errno));
 	CHECK_OK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
