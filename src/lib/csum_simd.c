@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * csum_simd.c - vector Internet checksum routines (AVX2, SSE2) and the
+ * run-time choice of the routine voff_csum() uses
+ *
+ * DOC: Theory of Operation
+ *
+ * The vector loops follow the plan of the portable routine in csum.c: split
+ * the data into 32-bit words and add them into 64-bit accumulators, which
+ * cannot overflow before 2^32 additions, then fold once at the end.  One
+ * 256-bit load gives four 64-bit lanes; the low halves are taken with an
+ * AND, the high halves with a 64-bit shift, and each half is added into its
+ * own lane accumulator.  Four loads per iteration over four accumulator
+ * pairs keep the adds independent, so the loop runs at the rate the cache
+ * can feed loads.  Loads are unaligned (the start is not moved to an
+ * aligned address, which would rotate the sum); the bytes that do not fill
+ * a whole vector are left to voff_csum_portable(), which continues the sum
+ * at an even offset so no rotation is ever needed.
+ *
+ * The fused copy does the same on the loaded vectors and stores them to the
+ * destination, so each source byte is read once.
+ *
+ * Every routine is compiled with a target attribute, so the file builds
+ * with the project's generic flags and the right routine is picked when the
+ * library runs: the first call of voff_csum() walks the table of variants,
+ * best first, and keeps the first the CPU supports (libgcc's
+ * __builtin_cpu_supports() also checks that the OS saves the AVX state).
+ * The choice is one atomic pointer; threads racing on the first call all
+ * store the same value, and nothing is allocated.  Other architectures get
+ * the portable routine.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <voff/csum.h>
+
+#include "csum_int.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CSUM_X86 1
+#include <immintrin.h>
+#endif
+
+/*
+ * Bytes handed to one vector pass: each 64-bit lane takes at most 2^32 - 1
+ * per addition, and 2^30 bytes make 2^23 additions per lane, far from
+ * overflow even after the lanes are added together.
+ */
+#define SIMD_CHUNK ((size_t)1 << 30)
+
+#ifdef CSUM_X86
+
+/* ---- AVX2 ------------------------------------------------------------------ */
+
+/* Sum of 64-bit lanes, folded to 32 bits. */
+__attribute__((target("avx2")))
+static uint32_t avx2_reduce(__m256i a)
+{
+	uint64_t l[4];
+
+	_mm256_storeu_si256((__m256i *)l, a);
+	return voff__csum_fold64(voff__csum_fold64(l[0]) +
+				 (uint64_t)voff__csum_fold64(l[1]) +
+				 voff__csum_fold64(l[2]) +
+				 voff__csum_fold64(l[3]));
+}
+
+/* Sum of the whole 32-byte vectors of @p[0..@n); *@done gets their bytes. */
+__attribute__((target("avx2")))
+static uint32_t avx2_body(const uint8_t *p, size_t n, size_t *done)
+{
+	const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+	const uint8_t *start = p;
+
+	while (n >= 128) {
+		__m256i v0 = _mm256_loadu_si256((const __m256i *)p);
+		__m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+		__m256i v2 = _mm256_loadu_si256((const __m256i *)(p + 64));
+		__m256i v3 = _mm256_loadu_si256((const __m256i *)(p + 96));
+
+		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v0, lo));
+		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v0, 32));
+		a2 = _mm256_add_epi64(a2, _mm256_and_si256(v1, lo));
+		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v1, 32));
+		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v2, lo));
+		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v2, 32));
+		a2 = _mm256_add_epi64(a2, _mm256_and_si256(v3, lo));
+		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v3, 32));
+		p += 128;
+		n -= 128;
+	}
+	while (n >= 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)p);
+
+		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v, lo));
+		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v, 32));
+		p += 32;
+		n -= 32;
+	}
+	*done = (size_t)(p - start);
+	a0 = _mm256_add_epi64(a0, a1);
+	a2 = _mm256_add_epi64(a2, a3);
+	return avx2_reduce(_mm256_add_epi64(a0, a2));
+}
+
+static uint32_t csum_avx2(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+
+	while (len >= 32) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK, done;
+
+		sum = voff_csum_add(sum, avx2_body(p, n, &done));
+		p += done;
+		len -= done;
+	}
+	return voff_csum_portable(p, len, sum);
+}
+
+__attribute__((target("avx2")))
+static uint32_t avx2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
+			       size_t *done)
+{
+	const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+	const uint8_t *start = s;
+
+	while (n >= 128) {
+		__m256i v0 = _mm256_loadu_si256((const __m256i *)s);
+		__m256i v1 = _mm256_loadu_si256((const __m256i *)(s + 32));
+		__m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 64));
+		__m256i v3 = _mm256_loadu_si256((const __m256i *)(s + 96));
+
+		_mm256_storeu_si256((__m256i *)d, v0);
+		_mm256_storeu_si256((__m256i *)(d + 32), v1);
+		_mm256_storeu_si256((__m256i *)(d + 64), v2);
+		_mm256_storeu_si256((__m256i *)(d + 96), v3);
+		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v0, lo));
+		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v0, 32));
+		a2 = _mm256_add_epi64(a2, _mm256_and_si256(v1, lo));
+		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v1, 32));
+		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v2, lo));
+		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v2, 32));
+		a2 = _mm256_add_epi64(a2, _mm256_and_si256(v3, lo));
+		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v3, 32));
+		s += 128;
+		d += 128;
+		n -= 128;
+	}
+	while (n >= 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)s);
+
+		_mm256_storeu_si256((__m256i *)d, v);
+		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v, lo));
+		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v, 32));
+		s += 32;
+		d += 32;
+		n -= 32;
+	}
+	*done = (size_t)(s - start);
+	a0 = _mm256_add_epi64(a0, a1);
+	a2 = _mm256_add_epi64(a2, a3);
+	return avx2_reduce(_mm256_add_epi64(a0, a2));
+}
+
+static uint32_t copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	while (len >= 32) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK, done;
+
+		sum = voff_csum_add(sum, avx2_copy_body(d, s, n, &done));
+		s += done;
+		d += done;
+		len -= done;
+	}
+	return voff__csum_copy_portable(d, s, len, sum);
+}
+
+/* ---- SSE2 ------------------------------------------------------------------ */
+
+__attribute__((target("sse2")))
+static uint32_t sse2_reduce(__m128i a)
+{
+	uint64_t l[2];
+
+	_mm_storeu_si128((__m128i *)l, a);
+	return voff__csum_fold64(voff__csum_fold64(l[0]) +
+				 (uint64_t)voff__csum_fold64(l[1]));
+}
+
+__attribute__((target("sse2")))
+static uint32_t sse2_body(const uint8_t *p, size_t n, size_t *done)
+{
+	const __m128i lo = _mm_set_epi32(0, -1, 0, -1);
+	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
+	const uint8_t *start = p;
+
+	while (n >= 64) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)p);
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+		__m128i v2 = _mm_loadu_si128((const __m128i *)(p + 32));
+		__m128i v3 = _mm_loadu_si128((const __m128i *)(p + 48));
+
+		a0 = _mm_add_epi64(a0, _mm_and_si128(v0, lo));
+		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v0, 32));
+		a2 = _mm_add_epi64(a2, _mm_and_si128(v1, lo));
+		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v1, 32));
+		a0 = _mm_add_epi64(a0, _mm_and_si128(v2, lo));
+		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v2, 32));
+		a2 = _mm_add_epi64(a2, _mm_and_si128(v3, lo));
+		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v3, 32));
+		p += 64;
+		n -= 64;
+	}
+	while (n >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+
+		a0 = _mm_add_epi64(a0, _mm_and_si128(v, lo));
+		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v, 32));
+		p += 16;
+		n -= 16;
+	}
+	*done = (size_t)(p - start);
+	a0 = _mm_add_epi64(a0, a1);
+	a2 = _mm_add_epi64(a2, a3);
+	return sse2_reduce(_mm_add_epi64(a0, a2));
+}
+
+static uint32_t csum_sse2(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+
+	while (len >= 16) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK, done;
+
+		sum = voff_csum_add(sum, sse2_body(p, n, &done));
+		p += done;
+		len -= done;
+	}
+	return voff_csum_portable(p, len, sum);
+}
+
+__attribute__((target("sse2")))
+static uint32_t sse2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
+			       size_t *done)
+{
+	const __m128i lo = _mm_set_epi32(0, -1, 0, -1);
+	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
+	const uint8_t *start = s;
+
+	while (n >= 64) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)s);
+		__m128i v1 = _mm_loadu_si128((const __m128i *)(s + 16));
+		__m128i v2 = _mm_loadu_si128((const __m128i *)(s + 32));
+		__m128i v3 = _mm_loadu_si128((const __m128i *)(s + 48));
+
+		_mm_storeu_si128((__m128i *)d, v0);
+		_mm_storeu_si128((__m128i *)(d + 16), v1);
+		_mm_storeu_si128((__m128i *)(d + 32), v2);
+		_mm_storeu_si128((__m128i *)(d + 48), v3);
+		a0 = _mm_add_epi64(a0, _mm_and_si128(v0, lo));
+		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v0, 32));
+		a2 = _mm_add_epi64(a2, _mm_and_si128(v1, lo));
+		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v1, 32));
+		a0 = _mm_add_epi64(a0, _mm_and_si128(v2, lo));
+		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v2, 32));
+		a2 = _mm_add_epi64(a2, _mm_and_si128(v3, lo));
+		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v3, 32));
+		s += 64;
+		d += 64;
+		n -= 64;
+	}
+	while (n >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)s);
+
+		_mm_storeu_si128((__m128i *)d, v);
+		a0 = _mm_add_epi64(a0, _mm_and_si128(v, lo));
+		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v, 32));
+		s += 16;
+		d += 16;
+		n -= 16;
+	}
+	*done = (size_t)(s - start);
+	a0 = _mm_add_epi64(a0, a1);
+	a2 = _mm_add_epi64(a2, a3);
+	return sse2_reduce(_mm_add_epi64(a0, a2));
+}
+
+static uint32_t copy_sse2(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	while (len >= 16) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK, done;
+
+		sum = voff_csum_add(sum, sse2_copy_body(d, s, n, &done));
+		s += done;
+		d += done;
+		len -= done;
+	}
+	return voff__csum_copy_portable(d, s, len, sum);
+}
+
+static bool has_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+
+static bool has_sse2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("sse2");
+}
+
+#endif /* CSUM_X86 */
+
+/* ---- run-time choice ------------------------------------------------------- */
+
+static bool always(void)
+{
+	return true;
+}
+
+/* Best first; the portable routine closes the table and always runs. */
+static const struct voff__csum_variant variants[] = {
+#ifdef CSUM_X86
+	{ "avx2", csum_avx2, copy_avx2, has_avx2 },
+	{ "sse2", csum_sse2, copy_sse2, has_sse2 },
+#endif
+	{ "portable", voff_csum_portable, voff__csum_copy_portable, always },
+};
+
+#define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
+
+static _Atomic(const struct voff__csum_variant *) chosen;
+
+const struct voff__csum_variant *voff__csum_variant(unsigned int i)
+{
+	return i < N_VARIANTS ? &variants[i] : NULL;
+}
+
+/* The variant voff_csum() uses, picked on the first call. */
+static const struct voff__csum_variant *best(void)
+{
+	const struct voff__csum_variant *v;
+	unsigned int i;
+
+	v = atomic_load_explicit(&chosen, memory_order_relaxed);
+	if (v)
+		return v;
+	for (i = 0; !variants[i].usable(); i++)
+		;
+	v = &variants[i];
+	atomic_store_explicit(&chosen, v, memory_order_relaxed);
+	return v;
+}
+
+uint32_t voff_csum(const void *buf, size_t len, uint32_t sum)
+{
+	return best()->csum(buf, len, sum);
+}
+
+uint32_t voff_csum_simd(const void *buf, size_t len, uint32_t sum)
+{
+	return best()->csum(buf, len, sum);
+}
+
+const char *voff_csum_impl(void)
+{
+	return best()->name;
+}
+
+uint32_t voff_csum_copy(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	return best()->copy(dst, src, len, sum);
+}
