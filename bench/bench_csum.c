@@ -7,9 +7,10 @@
  * the same buffer again and again (it stays in L1/L2), or cold, walking a
  * buffer set far larger than the last-level cache so every byte comes from
  * DRAM.  A case is first calibrated to a repeat count that runs about
- * --time / --runs seconds, then timed --runs times with CLOCK_MONOTONIC;
- * the table shows the median and the best run, and the ratio to DPDK's
- * routine measured in the same process.  Each variant is first checked
+ * --time / --runs seconds, then timed --runs times with CLOCK_MONOTONIC,
+ * the runs of all routines of one size interleaved; the table shows the
+ * median and the best run, and the ratio to DPDK's routine measured in the
+ * same process.  Each variant is first checked
  * against the naive twin, so a fast wrong routine cannot be reported.
  *
  * Usage: bench_csum [--json] [--time SEC] [--runs N] [--cold-mib MIB]
@@ -146,25 +147,24 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct result measure(const struct routine *r, struct region *g,
-			     size_t size)
+/* A repeat count that makes one run of @r last about --time / --runs. */
+static size_t calibrate(const struct routine *r, struct region *g,
+			size_t size)
 {
-	double per_run = opt.time / opt.runs, ns[MAX_RUNS];
-	struct result res;
+	double per_run = opt.time / opt.runs * 1e9;
 	size_t iters = 1;
-	unsigned int i;
 
 	run(r, g, size, 1);
-	for (;;) {
-		double t = run(r, g, size, iters) * (double)iters;
-
-		if (t >= per_run * 1e9 * 0.5 || iters >= ((size_t)1 << 40))
-			break;
+	while (run(r, g, size, iters) * (double)iters < per_run / 2 &&
+	       iters < ((size_t)1 << 40))
 		iters *= 2;
-	}
-	iters = iters * 2 > 1 ? iters * 2 : 1;
-	for (i = 0; i < opt.runs; i++)
-		ns[i] = run(r, g, size, iters);
+	return iters * 2;
+}
+
+static struct result summarise(double *ns)
+{
+	struct result res;
+
 	qsort(ns, opt.runs, sizeof(ns[0]), cmp_double);
 	res.ns_median = ns[opt.runs / 2];
 	res.ns_best = ns[0];
@@ -252,27 +252,34 @@ static void print_case(const struct routine *r, size_t size, bool hot,
 	fflush(stdout);
 }
 
+/*
+ * Runs go round-robin over the routines, so a burst of noise from other
+ * processes on a shared machine hits every routine alike and the ratios
+ * stay fair; the median of the runs then drops the bursts.
+ */
 static void bench_size(struct routine *rt, unsigned int n, size_t size,
 		       bool hot, struct region *g)
 {
+	static double ns[MAX_ROUTINES][MAX_RUNS];
 	struct result res[MAX_ROUTINES], dpdk = { 0, 0 };
-	unsigned int i;
+	size_t iters[MAX_ROUTINES];
+	unsigned int i, k;
 
 	g->stride = (size + 2047) & ~(size_t)2047;
 	g->slots = hot ? 1 : opt.cold_bytes / g->stride;
 	g->next = 0;
-	/* DPDK first, so every other line can show its ratio. */
+	for (i = 0; i < n; i++)
+		iters[i] = calibrate(&rt[i], g, size);
+	for (k = 0; k < opt.runs; k++)
+		for (i = 0; i < n; i++)
+			ns[i][k] = run(&rt[i], g, size, iters[i]);
 	for (i = 0; i < n; i++) {
-		if (!rt[i].is_dpdk)
-			continue;
-		res[i] = measure(&rt[i], g, size);
-		dpdk = res[i];
+		res[i] = summarise(ns[i]);
+		if (rt[i].is_dpdk)
+			dpdk = res[i];
 	}
-	for (i = 0; i < n; i++) {
-		if (!rt[i].is_dpdk)
-			res[i] = measure(&rt[i], g, size);
+	for (i = 0; i < n; i++)
 		print_case(&rt[i], size, hot, res[i], dpdk);
-	}
 }
 
 static int parse_args(int argc, char **argv)
