@@ -177,7 +177,7 @@ uint16_t voff_csum_update32(uint16_t check, uint32_t old, uint32_t new)
 	return voff_csum_fold(s);
 }
 
-/* A 32-bit number as it sits in memory in network order, loaded in host order. */
+/* A 32-bit number stored in network order, then loaded in host order. */
 static uint32_t be32_word(uint32_t v)
 {
 	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),

@@ -59,7 +59,7 @@
 
 #ifdef CSUM_X86
 
-/* ---- common ---------------------------------------------------------------- */
+/* ---- common -------------------------------------------------------------- */
 
 /* Sum of @n 64-bit lane accumulators, folded to 32 bits. */
 static uint32_t lanes_fold(const uint64_t *l, unsigned int n)
@@ -129,7 +129,7 @@ static inline uint32_t split_copy(uint8_t *d, const uint8_t *s, size_t len,
 				   off);
 }
 
-/* ---- AVX-512 --------------------------------------------------------------- */
+/* ---- AVX-512 ------------------------------------------------------------- */
 
 __attribute__((target("avx512f")))
 static uint32_t avx512_reduce(__m512i a)
@@ -237,7 +237,7 @@ static uint32_t copy_avx512(void *dst, const void *src, size_t len,
 	return split_copy(dst, src, len, sum, 64, avx512_copy_body);
 }
 
-/* ---- AVX2 ------------------------------------------------------------------ */
+/* ---- AVX2 ---------------------------------------------------------------- */
 
 /*
  * Spill the lanes and clear the upper halves of the YMM registers before
@@ -350,7 +350,7 @@ static uint32_t copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
 	return split_copy(dst, src, len, sum, 32, avx2_copy_body);
 }
 
-/* ---- SSE2 ------------------------------------------------------------------ */
+/* ---- SSE2 ---------------------------------------------------------------- */
 
 __attribute__((target("sse2")))
 static uint32_t sse2_reduce(__m128i a)
@@ -475,7 +475,7 @@ static bool has_sse2(void)
 
 #endif /* CSUM_X86 */
 
-/* ---- run-time choice ------------------------------------------------------- */
+/* ---- run-time choice ----------------------------------------------------- */
 
 static bool always(void)
 {

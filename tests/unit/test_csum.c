@@ -94,7 +94,7 @@ static const uint8_t udp6_frame[] = {
 #define UDP6_L4 54
 #define UDP6_CHECK (UDP6_L4 + 6)
 
-/* ---- the sum itself ---------------------------------------------------------- */
+/* ---- the sum itself ------------------------------------------------------ */
 
 static void t_rfc1071_example(void)
 {
@@ -387,7 +387,7 @@ static void t_block_add(void)
 	}
 }
 
-/* ---- incremental updates ----------------------------------------------------- */
+/* ---- incremental updates ------------------------------------------------- */
 
 static uint16_t hdr_csum(uint8_t *h, size_t len, size_t field)
 {
@@ -453,7 +453,7 @@ static void t_update32_random(void)
 	}
 }
 
-/* ---- pseudo-headers and completion -------------------------------------------- */
+/* ---- pseudo-headers and completion --------------------------------------- */
 
 static void t_pseudo_v4_tcp_frame(void)
 {
@@ -627,7 +627,7 @@ static void t_pkt_csum_complete(void)
 	CHECK_MEM_EQ(f, tcp4_frame, sizeof(tcp4_frame));
 }
 
-/* ---- IPv4 header -------------------------------------------------------------- */
+/* ---- IPv4 header --------------------------------------------------------- */
 
 static void t_ipv4_hdr_known(void)
 {
