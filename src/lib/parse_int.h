@@ -17,8 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Largest frame voff_parse() accepts (offsets are 16-bit, lengths too). */
-#define VOFF__PARSE_MAX_LEN (0xFFFFu + 0xFFFFu)
+#include <voff/parse.h>
+
+/* Largest frame voff_parse() accepts (parse.h). */
+#define VOFF__PARSE_MAX_LEN VOFF_PARSE_MAX_LEN
 
 /* EtherTypes (also the GRE and Geneve protocol types). */
 enum {
