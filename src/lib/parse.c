@@ -685,9 +685,12 @@ int voff_parse(const uint8_t *data, size_t len, enum voff_parse_start start,
 int voff_pkt_parse(struct voff_pkt *pkt, enum voff_parse_start start,
 		   struct voff_parsed *out)
 {
-	struct voff_parsed tmp, *p = out ? out : &tmp;
+	struct voff_parsed tmp;
+	struct voff_parsed *p = &tmp;
 	int err;
 
+	if (out)
+		p = out;
 	if (!pkt || (!pkt->buf && pkt->len))
 		return -EINVAL;
 	err = voff_parse(pkt->buf ? voff_pkt_data(pkt) : NULL, pkt->len,
