@@ -4,9 +4,9 @@
 # fuzz.sh - run one libFuzzer target for a while: fuzz.sh TARGET SECONDS
 #
 # Builds fuzz_TARGET in the "fuzz" preset's directory (clang, libFuzzer,
-# ASan+UBSan; configured on first use), then runs it on one core for
-# SECONDS with fuzz/corpus/TARGET/ as seeds and fuzz/TARGET.dict when that
-# exists.  New corpus entries go to a scratch directory (printed, with the
+# ASan+UBSan; configured on first use, with the library instrumented for
+# coverage too), then runs it on one core for SECONDS with
+# fuzz/corpus/TARGET/ as seeds and fuzz/TARGET.dict when that exists.  New corpus entries go to a scratch directory (printed, with the
 # command that merges a minimised set back); crashes, leaks and timeouts go
 # to fuzz/artifacts/.  Prints the run's executions, speed and coverage.
 # Exits 0 when the run found nothing, 1 on a finding, 2 on a usage or build
@@ -42,10 +42,18 @@ if [[ ! -f $build/build.ninja ]]; then
 			-DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
 	fi
 fi
-ninja -C "$build" -j2 "fuzz_$target" >/dev/null || {
+# libFuzzer needs coverage of the library, not only of the target file:
+# fuzz/CMakeLists.txt instruments just the target, so add
+# -fsanitize=fuzzer-no-link for everything (harmless if already there).
+if ! grep -q 'fuzzer-no-link' "$build/CMakeCache.txt"; then
+	cmake -S "$root" -B "$build" \
+		-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null || exit 2
+fi
+bin=$build/fuzz/fuzz_$target
+if ! ninja -C "$build" -j2 "fuzz_$target" >/dev/null || [[ ! -x $bin ]]; then
 	echo "fuzz.sh: build of fuzz_$target failed" >&2
 	exit 2
-}
+fi
 
 mkdir -p "$artifacts"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/voff-fuzz-$target.XXXXXX")
@@ -63,7 +71,7 @@ start=$(date +%s)
 echo "fuzz.sh: fuzz_$target for ${secs}s, seeds $corpus, new entries $scratch"
 ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-	"$build/fuzz_$target" "${args[@]}" "$scratch" "$corpus" >"$log" 2>&1
+	"$bin" "${args[@]}" "$scratch" "$corpus" >"$log" 2>&1
 rc=$?
 end=$(date +%s)
 after=$(find "$artifacts" -maxdepth 1 -name "$target-*" | wc -l)
@@ -77,7 +85,7 @@ echo "fuzz.sh: ran $((end - start))s, ${execs:-?} execs, ${speed:-?} execs/s," \
 	"${cov:-cov: ?}, $new new corpus entries, $((after - before)) findings"
 echo "fuzz.sh: log $log"
 echo "fuzz.sh: merge a minimised set back with:"
-echo "  $build/fuzz_$target -merge=1 $corpus $scratch"
+echo "  $bin -merge=1 $corpus $scratch"
 if [[ $rc -ne 0 || $after -ne $before ]]; then
 	echo "fuzz.sh: FINDING (exit $rc); artifacts in $artifacts:" >&2
 	find "$artifacts" -maxdepth 1 -name "$target-*" -newer "$scratch.stamp" >&2
