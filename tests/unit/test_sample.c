@@ -178,7 +178,10 @@ static size_t bad_tcp_csum(struct tf *b)
 	return tf_finish(b);
 }
 
-/* Captured short: the IPv4 header promises more than the frame holds. */
+/*
+ * Captured short, inside the TCP header: the parser names the header it
+ * ran out in (a cut inside the payload would give trunc_l3).
+ */
 static size_t truncated(struct tf *b)
 {
 	size_t len;
@@ -233,7 +236,7 @@ static const struct sample eth_samples[] = {
 	{ "GRE with checksum, key, sequence", gre_full,
 	  "eth,ipv4,gre,ipv4,tcp", 0 },
 	{ "bad TCP checksum", bad_tcp_csum, "eth,ipv4,tcp", 0 },
-	{ "truncated", truncated, "eth,ipv4", VOFF_E_TRUNC_L3 },
+	{ "truncated", truncated, "eth,ipv4", VOFF_E_TRUNC_TCP },
 	{ "IPv4 IHL 4", bad_ihl, "eth", VOFF_E_IPV4_IHL },
 	{ "64 KiB super-packet", super_tcp4, "eth,ipv4,tcp", 0 },
 };
