@@ -104,8 +104,11 @@ static FILE *open_stream(const char *path, bool write)
 	/*
 	 * libpcap never closes stdin but its dumper fcloses its stream;
 	 * with a duplicate of the descriptor both paths are uniform and the
-	 * process keeps its own standard streams.
+	 * process keeps its own standard streams.  What the process already
+	 * printed must come out before the capture does.
 	 */
+	if (write)
+		fflush(stdout);
 	fd = dup(write ? STDOUT_FILENO : STDIN_FILENO);
 	if (fd < 0)
 		return NULL;
