@@ -74,7 +74,8 @@ static void usage(FILE *f)
 		"  -h, --help   show this help\n"
 		"\n"
 		"Exit status: 0 when the file was read to its end (even with\n"
-		"malformed frames), 1 when it cannot be read, 2 on usage errors.\n");
+		"malformed frames), 1 when it cannot be read, 2 on usage\n"
+		"errors.\n");
 }
 
 static bool is_ip(uint8_t proto)
@@ -137,7 +138,8 @@ static void attach_verdicts(struct frame *fr,
 	for (unsigned int i = 0; i < r->n && i < 8; i++) {
 		unsigned int j = next;
 
-		while (j < fr->p.n_layers && fr->p.layers[j].proto != r->proto[i])
+		while (j < fr->p.n_layers &&
+		       fr->p.layers[j].proto != r->proto[i])
 			j++;
 		if (j < fr->p.n_layers) {
 			fr->verdict[j] = r->verdict[i];
@@ -187,7 +189,7 @@ static bool layer_is_inner(const struct frame *fr, unsigned int i)
 	       fr->p.layers[i].off > fr->p.tunnel_off;
 }
 
-/* ---- text output ---------------------------------------------------------- */
+/* ---- text output --------------------------------------------------------- */
 
 static void print_text(const struct frame *fr,
 		       const struct voff_csum_report *unmatched)
@@ -214,7 +216,7 @@ static void print_text(const struct frame *fr,
 	putchar('\n');
 }
 
-/* ---- JSON output ---------------------------------------------------------- */
+/* ---- JSON output --------------------------------------------------------- */
 
 static struct json_object *json_off(uint16_t off)
 {
@@ -280,22 +282,24 @@ static void print_json(const struct frame *fr,
 	json_object_object_add(o, "inner_l4_off", json_off(fr->inner_l4_off));
 	json_object_object_add(o, "payload_len",
 			       fr->err ? NULL :
-					 json_object_new_int64(fr->payload_len));
+			       json_object_new_int64(fr->payload_len));
 	json_object_object_add(o, "csum", csum);
 	if (fr->err) {
 		struct json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "name", json_object_new_string(
-							  voff_err_name(fr->err)));
-		json_object_object_add(e, "message", json_object_new_string(
-							     voff_strerror(fr->err)));
+		json_object_object_add(e, "name",
+				       json_object_new_string(
+					       voff_err_name(fr->err)));
+		json_object_object_add(e, "message",
+				       json_object_new_string(
+					       voff_strerror(fr->err)));
 		json_object_object_add(o, "error", e);
 	}
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 }
 
-/* ---- the command ---------------------------------------------------------- */
+/* ---- the command --------------------------------------------------------- */
 
 /* Read and report every frame; returns the exit status. */
 static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,

@@ -154,7 +154,8 @@ static void round_trip(enum voff_parse_start start, const uint32_t *sizes,
 		CHECK_GE(voff_pkt_headroom(pkt), VOFF_PKT_HEADROOM);
 		fill(frame, sizes[i], (uint8_t)i);
 		CHECK_MEM_EQ(voff_pkt_data(pkt), frame, sizes[i]);
-		CHECK_EQ(pkt->rx_ns, 1700000000123456789ull + i * 1000000001ull);
+		CHECK_EQ(pkt->rx_ns,
+			 1700000000123456789ull + i * 1000000001ull);
 		CHECK_EQ(pkt->l3_off, VOFF_OFF_NONE);
 	}
 	/* End of file is 0, and stays 0. */
@@ -296,7 +297,7 @@ static void t_read_linktypes(void)
 	} cases[] = {
 		{ LINKTYPE_ETHERNET, VOFF_PARSE_ETH },
 		{ LINKTYPE_RAW, VOFF_PARSE_IP },
-		{ 12, VOFF_PARSE_IP },	/* DLT_RAW as old files store it */
+		{ 12, VOFF_PARSE_IP },	/* DLT_RAW in older files */
 		{ LINKTYPE_IPV4, VOFF_PARSE_IP },
 		{ LINKTYPE_IPV6, VOFF_PARSE_IP },
 	};

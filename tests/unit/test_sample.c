@@ -10,11 +10,11 @@
  * builder (tests/lib/frames.h) and voff_pcap_write_raw(), with fixed
  * timestamps, so the same program always writes the same bytes.
  *
- *	test_sample --write DIR		(re)write DIR/sample.pcap and
- *					DIR/sample-rawip.pcap
- *	test_sample [TEST...]		run the tests: regenerate into /tmp
- *					and compare byte for byte with the
- *					committed files in $VOFF_DATA
+ *	test_sample --write DIR	(re)write DIR/sample.pcap and
+ *				DIR/sample-rawip.pcap
+ *	test_sample [TEST...]	run the tests: regenerate into /tmp and
+ *				compare byte for byte with the committed
+ *				files in $VOFF_DATA
  *
  * So the committed files can never drift from this description: change a
  * frame here, run --write, commit both.  The tests also parse every frame
@@ -51,7 +51,7 @@ struct sample {
 	int err;
 };
 
-/* ---- Ethernet frames ------------------------------------------------------ */
+/* ---- Ethernet frames ----------------------------------------------------- */
 
 static size_t tcp4(struct tf *b)
 {
@@ -241,7 +241,7 @@ static const struct sample eth_samples[] = {
 	{ "64 KiB super-packet", super_tcp4, "eth,ipv4,tcp", 0 },
 };
 
-/* ---- raw IP frames -------------------------------------------------------- */
+/* ---- raw IP frames ------------------------------------------------------- */
 
 static size_t raw_tcp4(struct tf *b)
 {
@@ -293,7 +293,7 @@ static const struct sample raw_samples[] = {
 #define N_ETH (sizeof(eth_samples) / sizeof(eth_samples[0]))
 #define N_RAW (sizeof(raw_samples) / sizeof(raw_samples[0]))
 
-/* ---- writing -------------------------------------------------------------- */
+/* ---- writing ------------------------------------------------------------- */
 
 static int write_file(const char *path, enum voff_parse_start start,
 		      const struct sample *s, size_t n)
@@ -338,7 +338,7 @@ static int write_samples(const char *dir)
 	return write_file(path, VOFF_PARSE_IP, raw_samples, N_RAW);
 }
 
-/* ---- tests ---------------------------------------------------------------- */
+/* ---- tests --------------------------------------------------------------- */
 
 static uint8_t *slurp(const char *path, size_t *n)
 {
