@@ -283,6 +283,51 @@ else
 	fail "LINKTYPE_IPV4"
 fi
 
+# Damaged frames (sample frames with random bytes changed and random cuts,
+# fixed seed): every one is reported, valid JSON, and the run goes on.
+python3 - "$sample" "$tmp/mutants.pcap" <<'PY'
+import random
+import struct
+import sys
+
+data = open(sys.argv[1], "rb").read()
+frames, pos = [], 24
+while pos < len(data):
+    _, _, cap, _ = struct.unpack_from("=IIII", data, pos)
+    frames.append(data[pos + 16:pos + 16 + cap])
+    pos += 16 + cap
+rng = random.Random(1)
+out = bytearray(data[:24])
+for i in range(300):
+    f = bytearray(rng.choice(frames[:13]))
+    for _ in range(rng.randrange(1, 4)):
+        f[rng.randrange(len(f))] = rng.randrange(256)
+    if i % 3 == 0:
+        f = f[:rng.randrange(len(f) + 1)]
+    out += struct.pack("=IIII", 1, i, len(f), len(f)) + f
+open(sys.argv[2], "wb").write(out)
+PY
+if "$VOFF" inspect "$tmp/mutants.pcap" >"$tmp/mut.txt" &&
+   "$VOFF" inspect -j "$tmp/mutants.pcap" >"$tmp/mut.json" &&
+   [[ $(wc -l <"$tmp/mut.txt") -eq 300 ]] &&
+   python3 - "$tmp/mut.json" <<'PY'; then
+import json
+import sys
+
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 300
+for i, line in enumerate(lines, 1):
+    o = json.loads(line)
+    assert o["index"] == i
+    assert [x["proto"] for x in o["offsets"]] == o["layers"]
+    assert all(x["off"] + x["len"] <= o["len"] for x in o["offsets"])
+    assert ("error" in o) == (o["payload_len"] is None)
+PY
+	ok "300 damaged frames reported, none stops the run"
+else
+	fail "damaged frames"
+fi
+
 # ---- exit statuses ------------------------------------------------------------
 expect_status 0 "--help" -- "$VOFF" inspect --help
 grep -q "usage: voff inspect" "$tmp/out" || fail "--help prints the usage on stdout"
