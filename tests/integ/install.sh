@@ -43,13 +43,18 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH=$libdir/pkgconfig
+# A sanitizer build installs a library that needs the sanitizer runtime.
+san=()
+if grep -q '^VOFF_SANITIZE:BOOL=ON' "$VOFF_BUILD/CMakeCache.txt"; then
+	san=("-fsanitize=address,undefined")
+fi
 # pkg-config prints several words on purpose: word splitting is wanted.
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Wextra -Werror "$tmp/user.c" -o "$tmp/user_shared" \
+cc "${san[@]}" -std=c11 -Wall -Wextra -Werror "$tmp/user.c" -o "$tmp/user_shared" \
 	$(pkg-config --cflags --libs voff)
 LD_LIBRARY_PATH=$libdir "$tmp/user_shared" | grep -qx "0.1.0 eth"
 # shellcheck disable=SC2046
-cc -std=c11 "$tmp/user.c" -o "$tmp/user_static" \
+cc "${san[@]}" -std=c11 "$tmp/user.c" -o "$tmp/user_static" \
 	$(pkg-config --cflags voff) "$libdir/libvoff.a" \
 	$(pkg-config --libs libpcap libmnl)
 "$tmp/user_static" | grep -qx "0.1.0 eth"
