@@ -498,20 +498,63 @@ unsigned int voff__port_off_from_tun(unsigned int tun)
 	return tun & VOFF_PORT_OFF_ALL;
 }
 
-unsigned int voff__port_off_fix(unsigned int off)
+int voff__port_off_probe(unsigned int want,
+			 int (*try)(unsigned int off, void *ctx), void *ctx,
+			 unsigned int *got)
+{
+	int err = try(want, ctx);
+
+	*got = err ? 0 : want;
+	if (err != -EINVAL)
+		return err;
+	for (int k = __builtin_popcount(want) - 1; k >= 0; k--) {
+		unsigned int s = 0;
+
+		do {
+			if (__builtin_popcount(s) == k) {
+				err = try(s, ctx);
+				if (!err) {
+					*got = s;
+					return 0;
+				}
+				if (err != -EINVAL)
+					return err;
+			}
+			/* The next submask of @want, in ascending order. */
+			s = (s - want) & want;
+		} while (s);
+	}
+	return -EINVAL;	/* not even the empty set */
+}
+
+/* TUNSETOFFLOAD's rules (MODEL.md section 5), as a probe would meet them. */
+static int rules_accept(unsigned int off, void *ctx)
 {
 	const unsigned int uso = VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+	const unsigned int tso = VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6;
 
-	off &= VOFF_PORT_OFF_ALL;
-	if (!(off & VOFF_PORT_OFF_CSUM))
-		return 0;
-	if (!(off & (VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6)))
-		off &= ~VOFF_PORT_OFF_TSO_ECN;
-	if ((off & uso) != uso)
-		off &= ~uso;
-	if (!(off & VOFF_PORT_OFF_UDP_TNL))
-		off &= ~VOFF_PORT_OFF_UDP_TNL_CSUM;
-	return off;
+	(void)ctx;
+	if (off & ~VOFF_PORT_OFF_ALL)
+		return -EINVAL;
+	if (off && !(off & VOFF_PORT_OFF_CSUM))
+		return -EINVAL;
+	if ((off & VOFF_PORT_OFF_TSO_ECN) && !(off & tso))
+		return -EINVAL;
+	if ((off & uso) && (off & uso) != uso)
+		return -EINVAL;
+	if ((off & VOFF_PORT_OFF_UDP_TNL_CSUM) &&
+	    !(off & VOFF_PORT_OFF_UDP_TNL))
+		return -EINVAL;
+	return 0;
+}
+
+unsigned int voff__port_off_fix(unsigned int off)
+{
+	unsigned int got;
+
+	voff__port_off_probe(off & VOFF_PORT_OFF_ALL, rules_accept, NULL,
+			     &got);
+	return got;
 }
 
 /* ---- interim virtio_net_hdr codec ---------------------------------------- */

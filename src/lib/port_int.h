@@ -147,6 +147,24 @@ unsigned int voff__port_off_to_tun(unsigned int off);
 unsigned int voff__port_off_from_tun(unsigned int tun);
 
 /**
+ * voff__port_off_probe() - the largest subset of @want that @try accepts
+ * @want:	VOFF_PORT_OFF_* bits wanted
+ * @try:	returns 0 when a set is accepted, -EINVAL when it is refused,
+ *		another negative errno to give up
+ * @ctx:	passed to @try
+ * @got:	receives the accepted subset (0 on failure)
+ *
+ * Tries @want, then its subsets from the largest down (one feature fewer
+ * at a time), keeping at equal size the lower, more basic bits (CSUM and
+ * TSO4 before USO6).  Nine bits make at most 512 tries.
+ *
+ * Return: 0, or the first error other than -EINVAL from @try.
+ */
+int voff__port_off_probe(unsigned int want,
+			 int (*try)(unsigned int off, void *ctx), void *ctx,
+			 unsigned int *got);
+
+/**
  * voff__port_off_fix() - apply the kernel's pairing rules to a wanted set
  *
  * As the kernel's TUNSETOFFLOAD: nothing without CSUM; TSO_ECN needs TSO4

@@ -39,40 +39,13 @@
 	(VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6 |      \
 	 VOFF_PORT_OFF_TSO_ECN | VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6)
 
-static int set_offload(int fd, unsigned int off)
+/* The kernel as the probe's judge: TUNSETOFFLOAD takes a set or not. */
+static int set_offload(unsigned int off, void *ctx)
 {
 	unsigned long arg = voff__port_off_to_tun(off);
+	const int *fd = ctx;
 
-	return ioctl(fd, TUNSETOFFLOAD, arg) ? -errno : 0;
-}
-
-/* Largest accepted subset of @want, as the Theory of Operation says. */
-static int probe_offloads(int fd, unsigned int want, unsigned int *got)
-{
-	int err = set_offload(fd, want);
-
-	if (err != -EINVAL) {
-		*got = err ? 0 : want;
-		return err;
-	}
-	for (int k = __builtin_popcount(want) - 1; k >= 0; k--) {
-		unsigned int s = 0;
-
-		do {
-			if (__builtin_popcount(s) == k) {
-				err = set_offload(fd, s);
-				if (!err) {
-					*got = s;
-					return 0;
-				}
-				if (err != -EINVAL)
-					return err;
-			}
-			/* The next submask of @want, in ascending order. */
-			s = (s - want) & want;
-		} while (s);
-	}
-	return -EINVAL;	/* not even 0 was accepted */
+	return ioctl(*fd, TUNSETOFFLOAD, arg) ? -errno : 0;
 }
 
 static int tap_refresh(struct voff_port *port)
@@ -136,8 +109,9 @@ static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 	if (hs) {
 		if (ioctl(port->fd, TUNSETVNETHDRSZ, &hs))
 			return -errno;
-		err = probe_offloads(port->fd, in->want & PORT_CODEC_OFF,
-				     &in->rx_off);
+		err = voff__port_off_probe(in->want & PORT_CODEC_OFF,
+					   set_offload, &port->fd,
+					   &in->rx_off);
 		if (err)
 			return err;
 		in->tx_off = TAP_TX_OFF;

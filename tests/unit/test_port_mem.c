@@ -457,6 +457,53 @@ static void t_negotiation_follows_pairing_rules(void)
 	}
 }
 
+/* A judge refusing any set with a bit of @ctx's mask alone (pairs). */
+static int pairs_accept(unsigned int off, void *ctx)
+{
+	const unsigned int *pair = ctx;
+
+	return (off & *pair) && (off & *pair) != *pair ? -EINVAL : 0;
+}
+
+static int calls;
+
+static int count_accept(unsigned int off, void *ctx)
+{
+	calls++;
+	return pairs_accept(off, ctx);
+}
+
+/*
+ * The probe against a brute-force twin over every wanted set: the result
+ * is accepted, as large as the largest accepted subset, and the smallest
+ * such subset numerically (the basic low bits kept).
+ */
+static void t_probe_finds_largest_accepted_subset(void)
+{
+	for (unsigned int pair = 1; pair < 0x200; pair = pair * 3 + 1) {
+		for (unsigned int want = 0; want < 0x200; want++) {
+			unsigned int got, best = 0;
+			int best_n = -1;
+
+			for (unsigned int s = 0; s < 0x200; s++) {
+				int n = __builtin_popcount(s);
+
+				if ((s & ~want) || pairs_accept(s, &pair))
+					continue;
+				if (n > best_n) {
+					best_n = n;
+					best = s;
+				}
+			}
+			calls = 0;
+			CHECK_OK(voff__port_off_probe(want, count_accept, &pair,
+						      &got));
+			CHECK_EQ(got, best);
+			CHECK_LE(calls, 513);
+		}
+	}
+}
+
 static void t_offload_names(void)
 {
 	char buf[128];
@@ -539,6 +586,7 @@ CHECK_MAIN(CHECK_TEST(t_plain_frames_cross),
 	   CHECK_TEST(t_frame_bigger_than_pool_buffer_dropped),
 	   CHECK_TEST(t_close_frees_queued_frames),
 	   CHECK_TEST(t_negotiation_follows_pairing_rules),
+	   CHECK_TEST(t_probe_finds_largest_accepted_subset),
 	   CHECK_TEST(t_offload_names),
 	   CHECK_TEST(t_no_vnet_port_carries_no_offloads),
 	   CHECK_TEST(t_bad_config_refused))
