@@ -144,6 +144,36 @@ static void t_tap_ping_and_tcp_super_packets(void)
 	fwd_done(&f);
 }
 
+/* The 12-byte header (virtio 1.0 layout) works the same way. */
+static void t_tap_12_byte_header(void)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
+				     .flags = VOFF_PORT_F_UP,
+				     .want = VOFF_PORT_OFF_TCP,
+				     .vnet_hdr_len = 12 };
+	struct voff_port *a, *b;
+	struct voff_port_info in;
+	struct fwd f;
+
+	ns_playground();
+	cfg.name = "vtapa";
+	cfg.netns = ns_a;
+	CHECK_OK(voff_port_open(&a, &cfg));
+	cfg.name = "vtapb";
+	cfg.netns = ns_b;
+	CHECK_OK(voff_port_open(&b, &cfg));
+	voff_port_info(a, &in);
+	CHECK_EQ(in.vnet_hdr_len, 12);
+	fwd_init(&f, a, b);
+	sh("ip -n %s addr add 10.9.0.1/24 dev vtapa", ns_a);
+	sh("ip -n %s addr add 10.9.0.2/24 dev vtapb", ns_b);
+	ping_through(&f, ns_b, "10.9.0.1");
+	tcp_transfer(&f, ns_a, ns_b, "10.9.0.2", 16u << 20);
+	CHECK_GT(f.gso[0], 0);
+	check_clean(&f);
+	fwd_done(&f);
+}
+
 /* The same path without virtio_net_hdr: every frame MTU-sized. */
 static void t_tap_plain_frames(void)
 {
@@ -558,6 +588,7 @@ static void t_netlink_limits(void)
 
 CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_tap_plain_frames),
+	   CHECK_TEST(t_tap_12_byte_header),
 	   CHECK_TEST(t_tun_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_gso_max_size_caps_super_packets),
 	   CHECK_TEST(t_offload_probe_keeps_largest_subset),
