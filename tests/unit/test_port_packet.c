@@ -10,7 +10,8 @@
  * A's TCP with TSO hands the veth 64 KiB super-frames: the port on vb gets
  * them whole.  A super-packet the port sends on vb (whose TSO and checksum
  * offload are off) is segmented by the kernel and arrives on va as correct
- * MTU-sized segments carrying every payload byte.
+ * MTU-sized segments carrying every payload byte.  A forwarder over two
+ * AF_PACKET ports passes a TCP transfer's super-frames whole.
  */
 #include <errno.h>
 #include <string.h>
@@ -186,6 +187,53 @@ static void t_super_packet_sent_is_segmented(void)
 	voff_pool_free(pool);
 }
 
+/*
+ * A forwarder over two AF_PACKET ports in the test's own namespace:
+ *
+ *   ns A: 10.6.0.1 va <=veth=> vb [voff] vc <=veth=> vd 10.6.0.2 :ns B
+ *
+ * A's super-frames arrive whole on vb, leave whole on vc, and B's TCP
+ * takes them: the whole datapath with no segmentation on the way.
+ */
+static void t_forwarder_passes_super_frames(void)
+{
+	struct voff_port_stats st;
+	struct timespec t0, t1;
+	struct fwd f = { 0 };
+
+	ns_playground();
+	sh("ip link add vb type veth peer name va netns %s", ns_a);
+	sh("ip link add vc type veth peer name vd netns %s", ns_b);
+	sh("ip link set vb up && ip link set vc up");
+	sh("ip -n %s addr add 10.6.0.1/24 dev va && ip -n %s link set va up",
+	   ns_a, ns_a);
+	sh("ip -n %s addr add 10.6.0.2/24 dev vd && ip -n %s link set vd up",
+	   ns_b, ns_b);
+	f.p[0] = open_packet(NULL, "vb", 0);
+	f.p[1] = open_packet(NULL, "vc", 0);
+	CHECK_OK(voff_pool_new(&f.pool, 256, VOFF_PKT_SUPER_ROOM));
+	ping_through(&f, ns_a, "10.6.0.2");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tcp_transfer(&f, ns_a, ns_b, "10.6.0.2", 64ull << 20);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "packet forwarder: %.2f Gbit/s, %llu frames A->B, "
+		"%llu super, max %u B\n",
+		(double)(64ull << 23) /
+			((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+			 (double)(t1.tv_nsec - t0.tv_nsec)),
+		(unsigned long long)f.frames[0],
+		(unsigned long long)f.gso[0], f.max_len[0]);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+	voff_port_stats(f.p[1], &st);
+	CHECK_EQ(st.tx_gso, f.gso[0]);
+	CHECK_EQ(st.tx_dropped, 0);
+	voff_port_close(f.p[0]);
+	voff_port_close(f.p[1]);
+	CHECK_EQ(voff_pool_in_use(f.pool), 0);
+	voff_pool_free(f.pool);
+}
+
 static void t_open_errors(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET,
@@ -204,4 +252,5 @@ static void t_open_errors(void)
 CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
 	   CHECK_TEST(t_no_super_frames_without_sender_tso),
 	   CHECK_TEST(t_super_packet_sent_is_segmented),
+	   CHECK_TEST(t_forwarder_passes_super_frames),
 	   CHECK_TEST(t_open_errors))
