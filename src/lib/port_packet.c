@@ -44,6 +44,9 @@
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
 #endif
+#ifndef PACKET_VNET_HDR_SZ
+#define PACKET_VNET_HDR_SZ 24	/* 6.2+: header size 0, 10 or 12 */
+#endif
 
 /* What may come from, and go to, the socket: all the codec can carry. */
 #define PACKET_OFF                                                           \
@@ -100,8 +103,11 @@ static int packet_setup(struct voff_port *port,
 				   .sll_protocol = htons(ETH_P_ALL) };
 	int fd = port->fd, err = 0;
 
-	if (port->info.vnet_hdr_len)
+	if (port->info.vnet_hdr_len == 10)
 		err = sockopt(fd, SOL_PACKET, PACKET_VNET_HDR, 1);
+	else if (port->info.vnet_hdr_len)
+		err = sockopt(fd, SOL_PACKET, PACKET_VNET_HDR_SZ,
+			      (int)port->info.vnet_hdr_len);
 	if (!err && !(cfg->flags & VOFF_PORT_F_OWN_TX))
 		err = sockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1);
 	if (!err)

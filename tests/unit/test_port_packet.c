@@ -39,11 +39,14 @@ static void veth_setup(void)
 	   ns_b, ns_b);
 }
 
+static unsigned int hdr_len;	/* 0: the default */
+
 static struct voff_port *open_packet(const char *ns, const char *dev,
 				     unsigned int flags)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET, .name = dev,
-				     .netns = ns, .flags = flags };
+				     .netns = ns, .flags = flags,
+				     .vnet_hdr_len = hdr_len };
 	struct voff_port *p;
 
 	CHECK_OK(voff_port_open(&p, &cfg));
@@ -76,6 +79,21 @@ static void t_super_frames_received_whole(void)
 	fprintf(stderr, "packet: %llu frames seen, %llu super, max %u B\n",
 		(unsigned long long)f.frames[0], (unsigned long long)f.gso[0],
 		f.max_len[0]);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+}
+
+static void t_super_frames_with_12_byte_header(void)
+{
+	struct voff_port_info in;
+	struct fwd f = { 0 };
+
+	veth_setup();
+	hdr_len = 12;
+	f.p[0] = open_packet(ns_b, "vb", 0);
+	voff_port_info(f.p[0], &in);
+	CHECK_EQ(in.vnet_hdr_len, 12);
+	observe_transfer(&f, 8ull << 20);
 	CHECK_GT(f.gso[0], 0);
 	CHECK_GT(f.max_len[0], 1514);
 }
@@ -250,6 +268,7 @@ static void t_open_errors(void)
 }
 
 CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
+	   CHECK_TEST(t_super_frames_with_12_byte_header),
 	   CHECK_TEST(t_no_super_frames_without_sender_tso),
 	   CHECK_TEST(t_super_packet_sent_is_segmented),
 	   CHECK_TEST(t_forwarder_passes_super_frames),
