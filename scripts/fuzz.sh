@@ -43,13 +43,7 @@ if [[ ! -f $build/build.ninja ]]; then
 			-DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
 	fi
 fi
-# libFuzzer needs coverage of the library, not only of the target file:
-# fuzz/CMakeLists.txt instruments just the target, so add
-# -fsanitize=fuzzer-no-link for everything (harmless if already there).
-if ! grep -q 'fuzzer-no-link' "$build/CMakeCache.txt"; then
-	cmake -S "$root" -B "$build" \
-		-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null || exit 2
-fi
+# The fuzz build instruments the library as well (CMakeLists.txt).
 bin=$build/fuzz/fuzz_$target
 if ! ninja -C "$build" -j2 "fuzz_$target" >/dev/null || [[ ! -x $bin ]]; then
 	echo "fuzz.sh: build of fuzz_$target failed" >&2
