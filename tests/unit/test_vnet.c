@@ -1249,7 +1249,8 @@ static void t_encode_refuses(void)
 		  VOFF_E_VNET_GSO_NO_CSUM);
 	pkt.csum = VOFF_CSUM_PARTIAL;
 	CHECK_ERR(voff_vnet_encode(&tap, &pkt, out, 9), -ENOSPC);
-	CHECK_ERR(voff_vnet_encode(&tun, &pkt, out, 10), -EINVAL);
+	/* An Ethernet frame on a TUN channel */
+	CHECK_ERR(voff_vnet_encode(&tun, &pkt, out, 10), VOFF_E_VNET_NOT_IP);
 	pkt.l2_off = 0;
 	CHECK_ERR(voff_vnet_encode(&tun, &pkt, out, 10), -EINVAL);
 	for (int i = 0; i < 24; i++)
