@@ -456,12 +456,13 @@ static uint32_t gso_bits(const struct voff_vnet_hdr *h,
 /*
  * Segment count.  The payload is what follows the headers up to the end of
  * the IP packet; for UFO the kernel counts the UDP header in it.  A payload
- * that fits one segment makes a plain frame, as in the kernel.
+ * that fits one segment makes a plain frame, as in the kernel, and may be
+ * followed by Ethernet padding; a real super-packet may not.
  */
 static int check_segs(const struct voff_vnet_cfg *cfg,
 		      const struct voff_vnet_hdr *h, const struct gso_kind *k,
 		      const struct voff_parsed *p, const struct l4ref *l4,
-		      struct verdict *v)
+		      size_t len, struct verdict *v)
 {
 	uint32_t end = layer_end(p, l4->off), payload, segs;
 	uint32_t max = cfg->max_segs ? cfg->max_segs : VOFF_VNET_GSO_MAX_SEGS;
@@ -476,6 +477,9 @@ static int check_segs(const struct voff_vnet_cfg *cfg,
 		return VOFF_E_VNET_USO_SEGS;
 	if (payload <= h->gso_size)
 		return 0;
+	/* Bytes after the IP packet would be cut into segments as payload. */
+	if (p->l3_end != len)
+		return VOFF_E_VNET_GSO_PADDED;
 	segs = (payload + h->gso_size - 1) / h->gso_size;
 	if (segs > max)
 		return VOFF_E_VNET_GSO_SEGS;
@@ -510,9 +514,7 @@ static int check_parsed(const struct voff_vnet_cfg *cfg,
 	}
 	if (k->base == VOFF_VNET_GSO_NONE)
 		return 0;
-	if (p->l3_end != len)
-		return VOFF_E_VNET_GSO_PADDED;
-	return check_segs(cfg, h, k, p, &l4, v);
+	return check_segs(cfg, h, k, p, &l4, len, v);
 }
 
 static int check_hash(const struct voff_vnet_cfg *cfg,

@@ -645,8 +645,12 @@ static void t_rej_gso_padded(void)
 	memset(fbuf + len, 0, 4);
 	CHECK_ERR(verdict(&tap, H(1, 1, 0, 1000, 34, 16), len + 4),
 		  VOFF_E_VNET_GSO_PADDED);
-	/* A plain frame may carry Ethernet padding. */
+	/* A plain frame may carry Ethernet padding, and so may a GSO header
+	 * whose payload fits one segment (it is a plain frame). */
 	CHECK_OK(verdict(&tap, H(1, 0, 0, 0, 34, 16), len + 4));
+	len = mk(true, V4, TCP, 1);
+	memset(fbuf + len, 0, 5);
+	CHECK_OK(verdict(&tap, H(1, 1, 0, 1000, 34, 16), 60));
 }
 
 static void t_rej_uso_csum_offset(void)
