@@ -49,7 +49,7 @@ extern "C" {
 
 struct voff_pkt;
 
-/* ---- wire format ----------------------------------------------------------- */
+/* ---- wire format --------------------------------------------------------- */
 
 /** enum voff_vnet_flag - virtio_net_hdr.flags bits */
 enum voff_vnet_flag {
@@ -189,7 +189,7 @@ struct voff_vnet_hdr {
 	uint16_t inner_nh_offset;
 };
 
-/* ---- configuration --------------------------------------------------------- */
+/* ---- configuration ------------------------------------------------------- */
 
 /** enum voff_vnet_order - byte order of the multi-byte fields */
 enum voff_vnet_order {
@@ -251,7 +251,7 @@ struct voff_vnet_cfg {
  */
 int voff_vnet_cfg_check(const struct voff_vnet_cfg *cfg);
 
-/* ---- byte codec ------------------------------------------------------------ */
+/* ---- byte codec ---------------------------------------------------------- */
 
 /**
  * voff_vnet_hdr_read() - copy a header's bytes into host-order fields
@@ -283,7 +283,7 @@ int voff_vnet_hdr_read(const struct voff_vnet_cfg *cfg, const void *src,
 int voff_vnet_hdr_write(const struct voff_vnet_cfg *cfg,
 			const struct voff_vnet_hdr *h, void *dst, size_t cap);
 
-/* ---- validating decode and encode ------------------------------------------ */
+/* ---- validating decode and encode ---------------------------------------- */
 
 /**
  * voff_vnet_decode() - validate a header against a packet and apply it

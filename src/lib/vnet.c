@@ -44,7 +44,7 @@
 #define GSO_DROPPABLE (VOFF_GSO_DODGY | VOFF_GSO_TCP_FIXEDID | \
 		       VOFF_GSO_TCP_FIXEDID_INNER)
 
-/* ---- byte codec ------------------------------------------------------------ */
+/* ---- byte codec ---------------------------------------------------------- */
 
 static bool host_is_le(void)
 {
@@ -157,7 +157,7 @@ int voff_vnet_hdr_write(const struct voff_vnet_cfg *cfg,
 	return cfg->hdr_size;
 }
 
-/* ---- the validator --------------------------------------------------------- */
+/* ---- the validator ------------------------------------------------------- */
 
 /*
  * struct gso_kind - what a header's gso_type asks for
@@ -568,7 +568,7 @@ static int check(const struct voff_vnet_cfg *cfg, const struct voff_vnet_hdr *h,
 	return check_parsed(cfg, h, &k, len, v);
 }
 
-/* ---- decode ---------------------------------------------------------------- */
+/* ---- decode -------------------------------------------------------------- */
 
 static uint16_t off16(uint32_t off)
 {
@@ -642,7 +642,7 @@ int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 	return 0;
 }
 
-/* ---- encode ---------------------------------------------------------------- */
+/* ---- encode -------------------------------------------------------------- */
 
 /* VOFF_GSO_* bits to the virtio gso_type byte (outer version aside). */
 static int virtio_gso_type(const struct voff_vnet_cfg *cfg, uint32_t t,
@@ -699,8 +699,6 @@ static int build(const struct voff_vnet_cfg *cfg, const struct voff_pkt *pkt,
 		 const struct voff_parsed *p, bool parsed,
 		 struct voff_vnet_hdr *h)
 {
-	int err;
-
 	memset(h, 0, sizeof(*h));
 	if (pkt->csum == VOFF_CSUM_PARTIAL) {
 		h->flags = VOFF_VNET_F_NEEDS_CSUM;
@@ -710,8 +708,9 @@ static int build(const struct voff_vnet_cfg *cfg, const struct voff_pkt *pkt,
 		h->flags = VOFF_VNET_F_DATA_VALID;
 	}
 	if (voff_pkt_is_gso(pkt)) {
-		err = virtio_gso_type(cfg, pkt->gso_type,
-				      parsed ? p->l3_proto : 0, h);
+		int err = virtio_gso_type(cfg, pkt->gso_type,
+					  parsed ? p->l3_proto : 0, h);
+
 		if (err)
 			return err;
 		h->gso_size = pkt->gso_size;

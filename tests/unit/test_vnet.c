@@ -130,7 +130,7 @@ static int verdict(const struct voff_vnet_cfg *c, struct voff_vnet_hdr h,
 			  voff_err_name(g_), w_, voff_err_name(w_));         \
 	} while (0)
 
-/* ---- layouts and byte codec ------------------------------------------------- */
+/* ---- layouts and byte codec --------------------------------------------- */
 
 static void t_wire_layout(void)
 {
@@ -450,7 +450,8 @@ static void t_pkt_pull(void)
 	uint8_t raw[10];
 	size_t len = mk(true, V4, TCP, 3000);
 
-	CHECK_EQ(voff_vnet_hdr_write(&tap, HP(1, 1, 54, 1000, 34, 16), raw, sizeof(raw)), 10);
+	CHECK_EQ(voff_vnet_hdr_write(&tap, HP(1, 1, 54, 1000, 34, 16), raw,
+				     sizeof(raw)), 10);
 	CHECK_OK(voff_pool_new(&pool, 2, 4096));
 	CHECK_OK(voff_pkt_alloc(pool, &pkt));
 	memcpy(voff_pkt_put(pkt, 10), raw, 10);
@@ -468,7 +469,7 @@ static void t_pkt_pull(void)
 	voff_pool_free(pool);
 }
 
-/* ---- every rejection -------------------------------------------------------- */
+/* ---- every rejection ---------------------------------------------------- */
 
 static void t_rej_flags(void)
 {
@@ -693,7 +694,7 @@ static void t_parse_error_with_offload(void)
 	CHECK_OK(verdict(&tap, H(0, 0, 0, 0, 0, 0), len));
 }
 
-/* ---- tunnel GSO ----------------------------------------------------------- */
+/* ---- tunnel GSO --------------------------------------------------------- */
 
 static struct voff_vnet_hdr tnl_hdr(uint8_t type, uint16_t gso, uint16_t cs,
 				    uint16_t oth, uint16_t inh)
@@ -995,7 +996,8 @@ static void test_fix_toctou_header_copied(void)
 	uint8_t raw[10];
 	size_t len = mk(true, V4, TCP, 3000);
 
-	CHECK_EQ(voff_vnet_hdr_write(&tap, HP(1, 1, 0, 1000, 34, 16), raw, sizeof(raw)), 10);
+	CHECK_EQ(voff_vnet_hdr_write(&tap, HP(1, 1, 0, 1000, 34, 16), raw,
+				     sizeof(raw)), 10);
 	CHECK_OK(voff_pkt_init_ext(&pkt, fbuf, sizeof(fbuf), 0,
 				   (uint32_t)len));
 	CHECK_OK(voff_vnet_decode(&tap, raw, sizeof(raw), &pkt));
@@ -1072,7 +1074,7 @@ static void test_cve_2026_98853_nested_tunnels(void)
 	CHECK(verdict(&tnl, tnl_hdr(0x21, 1000, 134, 34, 64), len) < 0);
 }
 
-/* ---- wireguard-go Test_handleVirtioRead, re-derived ------------------------ */
+/* ---- wireguard-go Test_handleVirtioRead, re-derived ---------------------- */
 
 /*
  * TUN (L3) frames 192.0.2.1:1 -> .2:1 / 2001:db8::1 -> ::2, ack 1, window
@@ -1103,7 +1105,8 @@ static void wg_case(int ipv, int l4, uint8_t type, uint16_t hdr_len,
 	memset(buf + 10 + hdr_len, 0, 200);
 	len = tf_finish(&b);
 	CHECK_EQ(len, hdr_len + 200u);
-	CHECK_EQ(voff_vnet_hdr_write(&tun, HP(1, type, hdr_len, 100, cs, co), buf, 10), 10);
+	CHECK_EQ(voff_vnet_hdr_write(&tun, HP(1, type, hdr_len, 100, cs, co),
+				     buf, 10), 10);
 	CHECK_OK(voff_pkt_init_ext(&pkt, buf, sizeof(buf), 0,
 				   (uint32_t)len + 10));
 	CHECK_OK(voff_vnet_pkt_pull(&tun, &pkt));
@@ -1139,7 +1142,7 @@ static void t_wg_virtio_read_udp6(void)
 	wg_case(V6, UDP, VOFF_VNET_GSO_UDP_L4, 48, 40, 6, 148);
 }
 
-/* ---- encode --------------------------------------------------------------- */
+/* ---- encode ------------------------------------------------------------- */
 
 static void ext_pkt(struct voff_pkt *pkt, size_t len)
 {
