@@ -6,9 +6,10 @@
 # Builds fuzz_TARGET in the "fuzz" preset's directory (clang, libFuzzer,
 # ASan+UBSan; configured on first use, with the library instrumented for
 # coverage too), then runs it on one core for SECONDS with
-# fuzz/corpus/TARGET/ as seeds and fuzz/TARGET.dict when that exists.  New corpus entries go to a scratch directory (printed, with the
-# command that merges a minimised set back); crashes, leaks and timeouts go
-# to fuzz/artifacts/.  Prints the run's executions, speed and coverage.
+# fuzz/corpus/TARGET/ as seeds and fuzz/TARGET.dict when that exists.  New
+# corpus entries go to a scratch directory (printed, with the command that
+# merges a minimised set back); crashes, leaks and timeouts go to
+# fuzz/artifacts/.  Prints the run's executions, speed and coverage.
 # Exits 0 when the run found nothing, 1 on a finding, 2 on a usage or build
 # error.
 #
@@ -88,8 +89,9 @@ echo "fuzz.sh: merge a minimised set back with:"
 echo "  $bin -merge=1 $corpus $scratch"
 if [[ $rc -ne 0 || $after -ne $before ]]; then
 	echo "fuzz.sh: FINDING (exit $rc); artifacts in $artifacts:" >&2
-	find "$artifacts" -maxdepth 1 -name "$target-*" -newer "$scratch.stamp" >&2
-	grep -E 'ERROR|runtime error|fuzz_parse:|SUMMARY' "$log" | head -20 >&2
+	find "$artifacts" -maxdepth 1 -name "$target-*" \
+		-newer "$scratch.stamp" >&2
+	grep -E "ERROR|runtime error|fuzz_$target:|SUMMARY" "$log" | head -20 >&2
 	exit 1
 fi
 exit 0
