@@ -725,6 +725,36 @@ static void t_tnl_accepted(void)
 	CHECK_OK(verdict(&tnl, tnl_hdr(0x44, 1000, 124, 54, 84), len));
 }
 
+static void t_tnl_geneve_uso(void)
+{
+	struct voff_pkt pkt;
+	struct voff_vnet_hdr h;
+	struct tf b;
+	size_t len;
+
+	/* Eth/IPv6/UDP(6081)/Geneve+8 opt/Eth/IPv4/UDP: USO inside */
+	tf_init(&b, fbuf, sizeof(fbuf));
+	tf_eth(&b);
+	tf_ipv6(&b, &(struct tf_ip){ 0 });
+	tf_udp(&b, &(struct tf_l4){ .sport = 40000, .dport = 6081 });
+	tf_geneve(&b, 7, 8);
+	tf_eth(&b);
+	tf_ipv4(&b, &(struct tf_ip){ 0 });
+	tf_udp(&b, &(struct tf_l4){ 0 });
+	tf_payload(&b, 4000, 0);
+	len = tf_finish(&b);
+	/* outer UDP 54, Geneve 62 (16), inner Eth 78, IPv4 92, UDP 112 */
+	h = tnl_hdr(0x45, 1000, 112, 54, 92);
+	h.csum_offset = 6;
+	CHECK_OK(dec(&tnl, &h, len, &pkt));
+	CHECK_EQ(pkt.gso_type, VOFF_GSO_UDP_L4 | VOFF_GSO_UDP_TUNNEL);
+	CHECK_EQ(pkt.gso_segs, 4);
+	CHECK_EQ(pkt.hdr_len, 120);
+	/* The outer version bit must match the outer IP header. */
+	h.gso_type = 0x25;
+	CHECK_ERR(verdict(&tnl, h, len), VOFF_E_VNET_TNL_PARSE);
+}
+
 static void t_rej_tnl(void)
 {
 	size_t len = mk_vxlan(V4, V4, TCP, 3000);
@@ -1357,7 +1387,8 @@ CHECK_MAIN(CHECK_TEST(t_wire_layout), CHECK_TEST(t_round_trip_le),
 	   CHECK_TEST(t_rej_gso_padded), CHECK_TEST(t_rej_uso_csum_offset),
 	   CHECK_TEST(t_rej_uso_segs), CHECK_TEST(t_rej_gso_segs),
 	   CHECK_TEST(t_parse_error_with_offload),
-	   CHECK_TEST(t_tnl_accepted), CHECK_TEST(t_rej_tnl),
+	   CHECK_TEST(t_tnl_accepted), CHECK_TEST(t_tnl_geneve_uso),
+	   CHECK_TEST(t_rej_tnl),
 	   CHECK_TEST(test_cve_2024_43817_gso_without_l4),
 	   CHECK_TEST(test_cve_2024_43817_small_remainder_accepted),
 	   CHECK_TEST(test_cve_2024_43897_tcp_offset_not_16),
