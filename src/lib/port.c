@@ -7,11 +7,10 @@
  * Backends (port_mem.c, port_pcap.c, port_tap.c, port_packet.c) only move
  * frames; everything a port promises its caller is checked here, once.
  *
- * The virtio_net_hdr codec below is a private interim one: it applies the
- * kernel's main virtio_net_hdr_to_skb() checks (MODEL.md section 5) without
- * parsing the frame.  voff__port_vnet_pull() and voff__port_vnet_push() are
- * the only two functions that use it, so the shared validator of vnet.h
- * replaces it in one place.
+ * Frames cross with a virtio_net_hdr encoded and validated by vnet.h
+ * (one call site each way: voff__port_vnet_pull/push).  Offload sets follow
+ * the rules of TUNSETOFFLOAD in rules_accept(), until feat.h's model of
+ * them is in main.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <voff/err.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
+#include <voff/vnet.h>
 
 #include "port_int.h"
 
@@ -139,6 +139,7 @@ int voff_port_open(struct voff_port **out, const struct voff_port_cfg *cfg)
 		free(port);
 		return err;
 	}
+	voff__port_vnet_init(port);
 	*out = port;
 	return 0;
 }
@@ -172,6 +173,8 @@ int voff_port_mem_pair(struct voff_port **a, struct voff_port **b,
 	err = voff__port_mem_ops.open(pb, &c);
 	if (err)
 		goto err_open_b;
+	voff__port_vnet_init(pa);
+	voff__port_vnet_init(pb);
 	*a = pa;
 	*b = pb;
 	return 0;
@@ -557,217 +560,36 @@ unsigned int voff__port_off_fix(unsigned int off)
 	return got;
 }
 
-/* ---- interim virtio_net_hdr codec ---------------------------------------- */
-
-#define VH_F_NEEDS_CSUM 1
-#define VH_F_DATA_VALID 2
-#define VH_GSO_NONE 0
-#define VH_GSO_TCPV4 1
-#define VH_GSO_UDP 3
-#define VH_GSO_TCPV6 4
-#define VH_GSO_UDP_L4 5
-#define VH_GSO_ECN 0x80
-#define VH_USO_MAX_SEGS 128
-
-struct vh {
-	uint8_t flags;
-	uint8_t gso_type;
-	uint16_t hdr_len;
-	uint16_t gso_size;
-	uint16_t csum_start;
-	uint16_t csum_offset;
-};
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
+/* ---- virtio_net_hdr through vnet.h ---------------------------------------- */
 
 /*
- * Whether the frame's network protocol fits GSO type @base: the kernel
- * refuses a TAP frame whose EtherType disagrees (virtio_net_hdr_match_proto);
- * voff applies the same rule to TUN frames by their version nibble.
+ * Native byte order: what a TUN without TUNSETVNETLE/BE and an AF_PACKET
+ * socket use for the 10- and 12-byte headers.  Headers read from a port
+ * were written by a device (receive channel: DATA_VALID means something);
+ * headers voff writes ask for transmission.
  */
-static bool proto_matches(const uint8_t *f, uint32_t len, bool l3,
-			  uint8_t base)
+void voff__port_vnet_init(struct voff_port *port)
 {
-	int v = 0;
+	struct voff_vnet_cfg c = {
+		.hdr_size = (uint8_t)port->info.vnet_hdr_len,
+		.order = VOFF_VNET_NATIVE,
+		.mode = port->info.l3 ? VOFF_VNET_L3 : VOFF_VNET_L2,
+	};
 
-	if (l3 && len)
-		v = f[0] >> 4;
-	else if (!l3 && f[12] == 0x08 && f[13] == 0x00)
-		v = 4;
-	else if (!l3 && f[12] == 0x86 && f[13] == 0xDD)
-		v = 6;
-	switch (base) {
-	case VH_GSO_TCPV4:
-		return v == 4;
-	case VH_GSO_TCPV6:
-		return v == 6;
-	default:
-		return v == 4 || v == 6;
-	}
-}
-
-/*
- * Check @h against the frame @f[0..@len) as virtio_net_hdr_to_skb() would
- * and, when @pkt is given, set its offload metadata.  Returns 0 or the
- * reason for refusing.
- */
-static int vh_check(const struct vh *h, const uint8_t *f, uint32_t len,
-		    bool l3, struct voff_pkt *pkt)
-{
-	uint8_t base = h->gso_type & (uint8_t)~VH_GSO_ECN;
-	bool csum = h->flags & VH_F_NEEDS_CSUM;
-	uint32_t hdr = 0, segs = 0;
-	bool tcp = base == VH_GSO_TCPV4 || base == VH_GSO_TCPV6;
-
-	if (!l3 && len < 14)
-		return VOFF_E_PORT_SHORT;
-	if (h->flags & ~(VH_F_NEEDS_CSUM | VH_F_DATA_VALID))
-		return -EINVAL;
-	if (csum && (uint32_t)h->csum_start + h->csum_offset + 2 > len)
-		return -EINVAL;
-	/* The kernel wants the L4 header past a minimal IPv4 header. */
-	if (csum && h->csum_start < (l3 ? 20u : 34u))
-		return -EINVAL;
-	if (base != VH_GSO_NONE) {
-		if (base != VH_GSO_TCPV4 && base != VH_GSO_TCPV6 &&
-		    base != VH_GSO_UDP && base != VH_GSO_UDP_L4)
-			return -EPROTO;
-		if ((h->gso_type & VH_GSO_ECN) && !tcp)
-			return -EPROTO;
-		if (!h->gso_size || h->gso_size == 0xFFFF)
-			return -EINVAL;
-		/* voff is stricter than the kernel: GSO always with csum. */
-		if (!csum)
-			return -EINVAL;
-		if (tcp && h->csum_offset != 16)
-			return -EINVAL;
-		if (!tcp && h->csum_offset != 6)
-			return -EINVAL;
-		if (!proto_matches(f, len, l3, base))
-			return -EPROTO;
-		/* The L4 header lies past a minimal IP header (stricter on
-		 * TAP than the kernel, which counts from the frame start). */
-		if (h->csum_start < (l3 ? 0u : 14u) +
-					    (base == VH_GSO_TCPV6 ? 40u : 20u))
-			return -EINVAL;
-		hdr = h->csum_start + 8u;
-		if (tcp) {
-			if ((uint32_t)h->csum_start + 13 > len)
-				return -EINVAL;
-			hdr = h->csum_start + (f[h->csum_start + 12] >> 4) * 4u;
-			if (hdr < h->csum_start + 20u)
-				return -EINVAL;
-		}
-		if (hdr > len || h->hdr_len > len)
-			return -EINVAL;
-		if (len - hdr <= h->gso_size)
-			base = VH_GSO_NONE; /* fits one segment: plain */
-		else
-			segs = (len - hdr + h->gso_size - 1) / h->gso_size;
-		if (base == VH_GSO_UDP_L4 && segs > VH_USO_MAX_SEGS)
-			return -EMSGSIZE;
-	}
-	if (!pkt)
-		return 0;
-	voff_pkt_clear_meta(pkt);
-	if (csum) {
-		pkt->csum = VOFF_CSUM_PARTIAL;
-		pkt->csum_start = h->csum_start;
-		pkt->csum_offset = h->csum_offset;
-		pkt->l4_off = h->csum_start;
-	} else if (h->flags & VH_F_DATA_VALID) {
-		pkt->csum = VOFF_CSUM_VALID;
-	}
-	if (base == VH_GSO_NONE)
-		return 0;
-	pkt->gso_type = base == VH_GSO_TCPV4 ? VOFF_GSO_TCPV4 :
-			base == VH_GSO_TCPV6 ? VOFF_GSO_TCPV6 :
-			base == VH_GSO_UDP   ? VOFF_GSO_UDP :
-					       VOFF_GSO_UDP_L4;
-	if (h->gso_type & VH_GSO_ECN)
-		pkt->gso_type |= VOFF_GSO_TCP_ECN;
-	pkt->gso_size = h->gso_size;
-	pkt->gso_segs = (uint16_t)(segs > 0xFFFF ? 0 : segs);
-	pkt->hdr_len = (uint16_t)hdr;
-	pkt->payload_off = (uint16_t)hdr;
-	return 0;
+	c.dir = VOFF_VNET_RX;
+	port->vnet_rx = c;
+	c.dir = VOFF_VNET_TX;
+	port->vnet_tx = c;
 }
 
 int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt)
 {
-	uint32_t hs = port->info.vnet_hdr_len;
-	const uint8_t *d = voff_pkt_data(pkt);
-	struct vh h;
-	int err;
-
-	if (pkt->len < hs)
-		return VOFF_E_PORT_SHORT;
-	h.flags = d[0];
-	h.gso_type = d[1];
-	h.hdr_len = get_le16(d + 2);
-	h.gso_size = get_le16(d + 4);
-	h.csum_start = get_le16(d + 6);
-	h.csum_offset = get_le16(d + 8);
-	err = vh_check(&h, d + hs, pkt->len - hs, port->info.l3, NULL);
-	if (err)
-		return err;
-	voff_pkt_pull(pkt, hs);
-	return vh_check(&h, voff_pkt_data(pkt), pkt->len, port->info.l3, pkt);
+	return voff_vnet_pkt_pull(&port->vnet_rx, pkt);
 }
 
 int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt)
 {
-	uint32_t hs = port->info.vnet_hdr_len;
-	uint32_t gt = pkt->gso_type;
-	struct vh h = { 0 };
-	uint8_t *d;
-	int err;
+	int rc = voff_vnet_pkt_push(&port->vnet_tx, pkt);
 
-	if (pkt->csum == VOFF_CSUM_PARTIAL) {
-		h.flags = VH_F_NEEDS_CSUM;
-		h.csum_start = pkt->csum_start;
-		h.csum_offset = pkt->csum_offset;
-	}
-	if (voff_pkt_is_gso(pkt)) {
-		/* Bits the header cannot carry, and the kernel needs not. */
-		gt &= ~(uint32_t)(VOFF_GSO_DODGY | VOFF_GSO_TCP_FIXEDID);
-		if (gt & VOFF_GSO_TCP_ECN)
-			h.gso_type = VH_GSO_ECN;
-		gt &= ~(uint32_t)VOFF_GSO_TCP_ECN;
-		if (gt == VOFF_GSO_TCPV4)
-			h.gso_type |= VH_GSO_TCPV4;
-		else if (gt == VOFF_GSO_TCPV6)
-			h.gso_type |= VH_GSO_TCPV6;
-		else if (gt == VOFF_GSO_UDP_L4)
-			h.gso_type |= VH_GSO_UDP_L4;
-		else if (gt == VOFF_GSO_UDP)
-			h.gso_type |= VH_GSO_UDP;
-		else
-			return VOFF_E_PORT_OFFLOAD;
-		h.gso_size = pkt->gso_size;
-		h.hdr_len = pkt->hdr_len;
-	}
-	err = vh_check(&h, voff_pkt_data(pkt), pkt->len, port->info.l3, NULL);
-	if (err)
-		return err;
-	d = voff_pkt_push(pkt, hs);
-	if (!d)
-		return VOFF_E_NO_HEADROOM;
-	memset(d, 0, hs);
-	d[0] = h.flags;
-	d[1] = h.gso_type;
-	put_le16(d + 2, h.hdr_len);
-	put_le16(d + 4, h.gso_size);
-	put_le16(d + 6, h.csum_start);
-	put_le16(d + 8, h.csum_offset);
-	return 0;
+	return rc < 0 ? rc : 0;
 }

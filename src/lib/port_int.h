@@ -18,6 +18,7 @@
 #include <voff/err.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
+#include <voff/vnet.h>
 
 /*
  * Drop counters are indexed by error code: slots 1 .. PORT_ERRNO_SLOTS-1
@@ -61,8 +62,8 @@ struct voff_port_ops {
 };
 
 /*
- * Offloads the port layer's virtio_net_hdr codec can carry: the UDP tunnel
- * types need the 24-byte header with tunnel offsets, not supported yet.
+ * Offloads the port's 10/12-byte virtio_net_hdr can carry: the UDP tunnel
+ * types need the 24-byte header with tunnel offsets (not used by ports yet).
  */
 #define PORT_CODEC_OFF (VOFF_PORT_OFF_ALL & ~(VOFF_PORT_OFF_UDP_TNL |        \
 					      VOFF_PORT_OFF_UDP_TNL_CSUM))
@@ -76,6 +77,8 @@ struct voff_port_ops {
  * @fd:		descriptor to poll, -1 when none
  * @netns:	namespace the device or socket lives in ("" = the caller's)
  * @created:	TAP/TUN: voff created the device (it vanishes on close)
+ * @vnet_rx:	how headers read from the port look (decode)
+ * @vnet_tx:	how headers written to the port look (encode)
  * @priv:	backend state (allocated by open, freed by close)
  */
 struct voff_port {
@@ -86,6 +89,8 @@ struct voff_port {
 	int fd;
 	char netns[64];
 	bool created;
+	struct voff_vnet_cfg vnet_rx;
+	struct voff_vnet_cfg vnet_tx;
 	void *priv;
 };
 
@@ -118,12 +123,14 @@ void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,
 int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
 			 struct voff_batch *b, uint16_t tpid, uint16_t tci);
 
-/* ---- virtio_net_hdr: the port layer's only two call sites -------------------
+/* ---- virtio_net_hdr: the port layer's only two call sites --------------
  *
- * Until include/voff/vnet.h is in main, port.c carries a minimal private
- * codec with the kernel's main checks (see port.c); these two functions are
- * the only places that change when the shared validator arrives.
+ * Both go through the shared codec and validator of vnet.h, configured per
+ * port by voff__port_vnet_init().
  */
+
+/** voff__port_vnet_init() - set the codec configuration from port->info */
+void voff__port_vnet_init(struct voff_port *port);
 
 /**
  * voff__port_vnet_pull() - decode and strip the header in front of @pkt
