@@ -174,7 +174,9 @@ struct voff_port_limits {
  * @tx_off:	MEM only: VOFF_PORT_OFF_* offloads the port takes on send
  * @limits:	TAP/TUN: limits to set on the device over netlink (0 = leave
  *		alone); MEM: the port's limits as reported and enforced
- * @vnet_hdr_len: 0 for the default (10), or 12: header size in bytes
+ * @vnet_hdr_len: header size in bytes: 0 for the default (10), 12, 20 or
+ *		24; UDP tunnel offloads need 24 (TAP/TUN on 6.17+, MEM);
+ *		AF_PACKET takes 10 or 12
  * @ring:	MEM: frames each direction buffers (0 = 256)
  * @queues:	TAP/TUN: queues to open (0 = 1; only 1 is supported now)
  *

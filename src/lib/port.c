@@ -109,9 +109,12 @@ static int cfg_check(const struct voff_port_cfg *cfg)
 {
 	if (!cfg || (unsigned int)cfg->kind >= VOFF_PORT__KIND_COUNT)
 		return -EINVAL;
-	if (cfg->vnet_hdr_len && cfg->vnet_hdr_len != 10 &&
-	    cfg->vnet_hdr_len != 12)
+	switch (cfg->vnet_hdr_len) {
+	case 0: case 10: case 12: case 20: case 24:
+		break;
+	default:
 		return -EINVAL;
+	}
 	if (cfg->queues > 1)
 		return -EINVAL;
 	if (cfg->want & ~VOFF_PORT_OFF_ALL || cfg->tx_off & ~VOFF_PORT_OFF_ALL)
@@ -574,6 +577,8 @@ void voff__port_vnet_init(struct voff_port *port)
 		.hdr_size = (uint8_t)port->info.vnet_hdr_len,
 		.order = VOFF_VNET_NATIVE,
 		.mode = port->info.l3 ? VOFF_VNET_L3 : VOFF_VNET_L2,
+		/* The 24-byte layout is only ever set up for tunnel GSO. */
+		.tunnel = port->info.vnet_hdr_len >= 24,
 	};
 
 	c.dir = VOFF_VNET_RX;

@@ -62,11 +62,18 @@ struct voff_port_ops {
 };
 
 /*
- * Offloads the port's 10/12-byte virtio_net_hdr can carry: the UDP tunnel
- * types need the 24-byte header with tunnel offsets (not used by ports yet).
+ * Offloads a virtio_net_hdr of @hdr_len bytes can carry: the UDP tunnel
+ * types need the 24-byte header with its tunnel offsets.
  */
-#define PORT_CODEC_OFF (VOFF_PORT_OFF_ALL & ~(VOFF_PORT_OFF_UDP_TNL |        \
-					      VOFF_PORT_OFF_UDP_TNL_CSUM))
+#define PORT_TNL_OFF (VOFF_PORT_OFF_UDP_TNL | VOFF_PORT_OFF_UDP_TNL_CSUM)
+
+static inline unsigned int port_codec_off(unsigned int hdr_len)
+{
+	if (!hdr_len)
+		return 0;
+	return hdr_len >= 24 ? VOFF_PORT_OFF_ALL :
+			       VOFF_PORT_OFF_ALL & ~PORT_TNL_OFF;
+}
 
 /**
  * struct voff_port - state every backend shares

@@ -130,8 +130,9 @@ static int mem_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 	if (!(cfg->flags & VOFF_PORT_F_NO_VNET)) {
 		in->vnet_hdr_len = cfg->vnet_hdr_len ? cfg->vnet_hdr_len : 10;
 		/* Negotiate as a TAP would, within what the codec carries. */
-		in->rx_off = voff__port_off_fix(cfg->want & PORT_CODEC_OFF);
-		in->tx_off = cfg->tx_off & PORT_CODEC_OFF;
+		in->rx_off = voff__port_off_fix(
+			cfg->want & port_codec_off(in->vnet_hdr_len));
+		in->tx_off = cfg->tx_off & port_codec_off(in->vnet_hdr_len);
 	}
 	in->refused = in->want & ~in->rx_off;
 	in->limits = cfg->limits;

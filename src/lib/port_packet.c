@@ -132,8 +132,9 @@ static int packet_open(struct voff_port *port,
 	struct voff_port_info *in = &port->info;
 	int err;
 
-	if (!cfg->name || !*cfg->name || strlen(cfg->name) >= IFNAMSIZ)
-		return -EINVAL;
+	if (!cfg->name || !*cfg->name || strlen(cfg->name) >= IFNAMSIZ ||
+	    cfg->vnet_hdr_len > 12)
+		return -EINVAL;	/* PACKET_VNET_HDR_SZ takes 0, 10 or 12 */
 	snprintf(in->name, sizeof(in->name), "%s", cfg->name);
 	if (!(cfg->flags & VOFF_PORT_F_NO_VNET)) {
 		in->vnet_hdr_len = cfg->vnet_hdr_len ? cfg->vnet_hdr_len : 10;

@@ -109,12 +109,13 @@ static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 	if (hs) {
 		if (ioctl(port->fd, TUNSETVNETHDRSZ, &hs))
 			return -errno;
-		err = voff__port_off_probe(in->want & PORT_CODEC_OFF,
+		err = voff__port_off_probe(in->want & port_codec_off(hs),
 					   set_offload, &port->fd,
 					   &in->rx_off);
 		if (err)
 			return err;
-		in->tx_off = TAP_TX_OFF;
+		/* Tunnel GSO writes need the reader to have negotiated it. */
+		in->tx_off = TAP_TX_OFF | (in->rx_off & PORT_TNL_OFF);
 	}
 	in->refused = in->want & ~in->rx_off;
 	if (l->mtu || l->gso_max_size || l->gso_max_segs || l->gro_max_size) {

@@ -504,6 +504,30 @@ static void t_probe_finds_largest_accepted_subset(void)
 	}
 }
 
+static void t_tunnel_offloads_need_24_byte_header(void)
+{
+	struct voff_port *a, *b;
+	struct voff_port_info in;
+
+	pair(&a, &b, &(struct voff_port_cfg){ .want = VOFF_PORT_OFF_ALL,
+					      .tx_off = VOFF_PORT_OFF_ALL,
+					      .vnet_hdr_len = 24 });
+	voff_port_info(a, &in);
+	CHECK_EQ(in.rx_off, VOFF_PORT_OFF_ALL);
+	CHECK_EQ(in.tx_off, VOFF_PORT_OFF_ALL);
+	CHECK_EQ(in.refused, 0);
+	voff_port_close(a);
+	voff_port_close(b);
+	pair(&a, &b, &(struct voff_port_cfg){ .want = VOFF_PORT_OFF_ALL,
+					      .tx_off = VOFF_PORT_OFF_ALL,
+					      .vnet_hdr_len = 12 });
+	voff_port_info(a, &in);
+	CHECK_EQ(in.refused, PORT_TNL_OFF);
+	CHECK_EQ(in.tx_off, VOFF_PORT_OFF_ALL & ~PORT_TNL_OFF);
+	voff_port_close(a);
+	voff_port_close(b);
+}
+
 static void t_offload_names(void)
 {
 	char buf[128];
@@ -587,6 +611,7 @@ CHECK_MAIN(CHECK_TEST(t_plain_frames_cross),
 	   CHECK_TEST(t_close_frees_queued_frames),
 	   CHECK_TEST(t_negotiation_follows_pairing_rules),
 	   CHECK_TEST(t_probe_finds_largest_accepted_subset),
+	   CHECK_TEST(t_tunnel_offloads_need_24_byte_header),
 	   CHECK_TEST(t_offload_names),
 	   CHECK_TEST(t_no_vnet_port_carries_no_offloads),
 	   CHECK_TEST(t_bad_config_refused))

@@ -242,12 +242,15 @@ static inline pid_t tcp_source_start(const char *ns, const char *dst,
  *		p[!i] is NULL: an observer)
  * @max_len:	largest frame received per port
  * @gso:	super-packets received per port
+ * @gso_types:	every gso_type bit seen per port
+ * @frames:	frames received per port
  */
 struct fwd {
 	struct voff_port *p[2];
 	struct voff_pool *pool;
 	uint32_t max_len[2];
 	uint64_t gso[2];
+	uint32_t gso_types[2];
 	uint64_t frames[2];
 };
 
@@ -281,6 +284,7 @@ static inline int fwd_until(struct fwd *f, pid_t *pids, int npids)
 				if (b.pkts[k]->len > f->max_len[i])
 					f->max_len[i] = b.pkts[k]->len;
 				f->gso[i] += voff_pkt_is_gso(b.pkts[k]);
+				f->gso_types[i] |= b.pkts[k]->gso_type;
 			}
 			f->frames[i] += b.n;
 			if (f->p[!i])

@@ -263,6 +263,10 @@ static void t_open_errors(void)
 	cfg.name = NULL;
 	CHECK_EQ(voff_port_open(&p, &cfg), -EINVAL);
 	cfg.name = "lo";
+	cfg.vnet_hdr_len = 24;	/* PACKET_VNET_HDR_SZ takes 10 or 12 */
+	CHECK_EQ(voff_port_open(&p, &cfg), -EINVAL);
+	cfg.vnet_hdr_len = 0;
+	cfg.name = "lo";
 	cfg.netns = "voff-no-such-ns";
 	CHECK_EQ(voff_port_open(&p, &cfg), -ENOENT);
 }
