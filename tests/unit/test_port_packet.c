@@ -252,6 +252,61 @@ static void t_forwarder_passes_super_frames(void)
 	voff_pool_free(f.pool);
 }
 
+/*
+ * The receiving kernel moves an 802.1Q tag into metadata before packet
+ * sockets see the frame; the port puts it back from PACKET_AUXDATA.
+ */
+static void t_vlan_tag_put_back(void)
+{
+	static uint8_t frame[256];
+	struct voff_port *pa, *pb;
+	struct voff_pool *pool;
+	struct voff_pkt *pkt;
+	struct voff_batch b;
+	bool seen = false;
+	size_t len;
+	struct tf f;
+
+	veth_setup();
+	pa = open_packet(ns_a, "va", VOFF_PORT_F_NO_VNET);
+	pb = open_packet(ns_b, "vb", 0);
+	CHECK_OK(voff_pool_new(&pool, 128, VOFF_PKT_SUPER_ROOM));
+	tf_init(&f, frame, sizeof(frame));
+	tf_eth(&f);
+	tf_vlan(&f, TF_TPID_8021Q, 0x2064);
+	tf_ipv4(&f, &(struct tf_ip){ .df = true });
+	tf_udp(&f, &(struct tf_l4){ .sport = 7, .dport = 9 });
+	tf_payload(&f, 100, 5);
+	len = tf_finish(&f);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
+	voff_batch_init(&b);
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(pa, &b), 1);
+	for (int tries = 0; tries < 100 && !seen; tries++) {
+		struct pollfd pfd = { .fd = voff_port_fd(pb),
+				      .events = POLLIN };
+
+		poll(&pfd, 1, 10);
+		voff_batch_init(&b);
+		CHECK_GE(voff_port_rx(pb, pool, &b), 0);
+		for (unsigned int i = 0; i < b.n; i++) {
+			if (b.pkts[i]->len != len ||
+			    memcmp(voff_pkt_data(b.pkts[i]) + 18, frame + 18,
+				   len - 18))
+				continue;
+			CHECK_MEM_EQ(voff_pkt_data(b.pkts[i]), frame, len);
+			seen = true;
+		}
+		voff_batch_free(&b);
+	}
+	CHECK(seen);
+	voff_port_close(pa);
+	voff_port_close(pb);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
 static void t_open_errors(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET,
@@ -276,4 +331,5 @@ CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
 	   CHECK_TEST(t_no_super_frames_without_sender_tso),
 	   CHECK_TEST(t_super_packet_sent_is_segmented),
 	   CHECK_TEST(t_forwarder_passes_super_frames),
+	   CHECK_TEST(t_vlan_tag_put_back),
 	   CHECK_TEST(t_open_errors))
