@@ -32,7 +32,8 @@ extern "C" {
  * @ifname:	interface name
  * @ifindex:	receives the interface index (may be NULL)
  * @out:	receives mtu, gso_max_size, gso_max_segs, tso_max_size,
- *		tso_max_segs and gro_max_size (0 for what the kernel lacks)
+ *		tso_max_segs, gro_max_size and their IPv4 variants (0 for
+ *		what the kernel lacks)
  *
  * Return: 0, -ENODEV for an unknown interface, -ENOENT for an unknown
  * namespace, or another negative errno; @out untouched on failure.
@@ -45,8 +46,9 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
  * voff_netlink_set_limits() - set an interface's MTU and GSO/GRO limits
  * @netns:	namespace name, or NULL
  * @ifname:	interface name
- * @lim:	mtu, gso_max_size, gso_max_segs and gro_max_size to set; 0
- *		leaves one alone; the tso_* fields are read only and ignored
+ * @lim:	mtu, gso_max_size, gso_max_segs, gro_max_size and the IPv4
+ *		variants to set; 0 leaves one alone; the tso_* fields are
+ *		read only and ignored
  *
  * One RTM_NEWLINK request carries every value, so the kernel applies all
  * or none.  It refuses gso_max_size above the device's tso_max_size,

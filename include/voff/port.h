@@ -137,6 +137,9 @@ int voff_port_off_format(unsigned int set, char *buf, size_t len);
  * @tso_max_size: ceiling the driver puts on @gso_max_size (read only)
  * @tso_max_segs: ceiling the driver puts on @gso_max_segs (read only)
  * @gro_max_size: largest packet GRO builds on the device's receive side
+ * @gso_ipv4_max_size: @gso_max_size for IPv4 (6.3+; setting
+ *		@gso_max_size at or below 64 KiB sets this one too)
+ * @gro_ipv4_max_size: @gro_max_size for IPv4 (6.3+; likewise)
  *
  * In a configuration, 0 means "leave as it is".  Reading a kernel device
  * reports 0 for attributes the kernel does not have.
@@ -148,6 +151,8 @@ struct voff_port_limits {
 	uint32_t tso_max_size;
 	uint32_t tso_max_segs;
 	uint32_t gro_max_size;
+	uint32_t gso_ipv4_max_size;
+	uint32_t gro_ipv4_max_size;
 };
 
 /* Flags of struct voff_port_cfg.flags */

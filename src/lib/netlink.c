@@ -30,6 +30,14 @@
 
 #include "port_int.h"
 
+/* Newer than the system headers may be (6.3+). */
+#ifndef IFLA_GSO_IPV4_MAX_SIZE
+#define IFLA_GSO_IPV4_MAX_SIZE 63
+#endif
+#ifndef IFLA_GRO_IPV4_MAX_SIZE
+#define IFLA_GRO_IPV4_MAX_SIZE 64
+#endif
+
 /* Replies to single-link requests are small; dumps are not used. */
 #define NL_BUF 16384
 
@@ -128,6 +136,12 @@ static int link_attr(const struct nlattr *a, void *data)
 		break;
 	case IFLA_GRO_MAX_SIZE:
 		dst = &lim->gro_max_size;
+		break;
+	case IFLA_GSO_IPV4_MAX_SIZE:
+		dst = &lim->gso_ipv4_max_size;
+		break;
+	case IFLA_GRO_IPV4_MAX_SIZE:
+		dst = &lim->gro_ipv4_max_size;
 		break;
 	default:
 		return MNL_CB_OK;
@@ -240,6 +254,12 @@ int voff_netlink_set_limits(const char *netns, const char *ifname,
 		mnl_attr_put_u32(nlh, IFLA_GSO_MAX_SEGS, lim->gso_max_segs);
 	if (lim->gro_max_size)
 		mnl_attr_put_u32(nlh, IFLA_GRO_MAX_SIZE, lim->gro_max_size);
+	if (lim->gso_ipv4_max_size)
+		mnl_attr_put_u32(nlh, IFLA_GSO_IPV4_MAX_SIZE,
+				 lim->gso_ipv4_max_size);
+	if (lim->gro_ipv4_max_size)
+		mnl_attr_put_u32(nlh, IFLA_GRO_IPV4_MAX_SIZE,
+				 lim->gro_ipv4_max_size);
 	err = nl_talk(nl, nlh, NULL, NULL);
 	mnl_socket_close(nl);
 	return err;

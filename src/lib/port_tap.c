@@ -118,7 +118,8 @@ static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 		in->tx_off = TAP_TX_OFF | (in->rx_off & PORT_TNL_OFF);
 	}
 	in->refused = in->want & ~in->rx_off;
-	if (l->mtu || l->gso_max_size || l->gso_max_segs || l->gro_max_size) {
+	if (l->mtu || l->gso_max_size || l->gso_max_segs || l->gro_max_size ||
+	    l->gso_ipv4_max_size || l->gro_ipv4_max_size) {
 		err = voff_netlink_set_limits(port->netns, in->name, l);
 		if (err)
 			return err;

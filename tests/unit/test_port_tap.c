@@ -631,8 +631,28 @@ static void t_netlink_limits(void)
 		CHECK_EQ(in.limits.gso_max_size, 32768);
 		CHECK_EQ(in.limits.gso_max_segs, 100);
 		CHECK_EQ(in.limits.gro_max_size, 40000);
+		/* At or below 64 KiB the IPv4 variants follow (MODEL.md 2). */
+		CHECK_EQ(in.limits.gso_ipv4_max_size, 32768);
+		CHECK_EQ(in.limits.gro_ipv4_max_size, 40000);
 		CHECK_GT(in.ifindex, 1);
 	}
+	{
+		char out[4096], cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "ip -n %s -d link show vlim", ns_a);
+		sh_out(out, sizeof(out), cmd);
+		/* iproute2 6.1 does not print the IPv4 variants yet. */
+		CHECK_MSG(strstr(out, "gso_max_size 32768") &&
+				  strstr(out, "gso_max_segs 100") &&
+				  strstr(out, "gro_max_size 40000"),
+			  "ip -d link: %s", out);
+	}
+	CHECK_OK(voff_netlink_set_limits(ns_a, "vlim",
+					 &(struct voff_port_limits){
+						 .gso_ipv4_max_size = 20000 }));
+	CHECK_OK(voff_netlink_get_limits(ns_a, "vlim", NULL, &lim));
+	CHECK_EQ(lim.gso_ipv4_max_size, 20000);
+	CHECK_EQ(lim.gso_max_size, 32768);
 	/* Above the TAP's tso_max_size: the kernel says no, nothing moves. */
 	CHECK_EQ(voff_netlink_set_limits(ns_a, "vlim",
 					 &(struct voff_port_limits){
