@@ -183,7 +183,10 @@ struct voff_port_limits {
  *		24; UDP tunnel offloads need 24 (TAP/TUN on 6.17+, MEM);
  *		AF_PACKET takes 10 or 12
  * @ring:	MEM: frames each direction buffers (0 = 256)
- * @queues:	TAP/TUN: queues to open (0 = 1; only 1 is supported now)
+ * @queues:	TAP/TUN: queues this port opens (0 = 1; only 1 now): a
+ *		multi-queue device has one port per queue, the first made
+ *		with VOFF_PORT_F_MULTI_QUEUE, the others with
+ *		VOFF_PORT_F_MULTI_QUEUE | VOFF_PORT_F_ATTACH
  *
  * Zero-initialise and set what you need.
  */

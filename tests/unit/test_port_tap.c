@@ -603,6 +603,57 @@ static void t_open_errors(void)
 		 -ENODEV);
 }
 
+/*
+ * Queues of a multi-queue TAP are ports of their own: the first creates
+ * the device, the others attach to it; the device lives while any queue
+ * is open, and frames spread over the queues by flow.
+ */
+static void t_multi_queue_ports(void)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP, .name = "vmq",
+				     .flags = VOFF_PORT_F_MULTI_QUEUE |
+					      VOFF_PORT_F_UP,
+				     .want = VOFF_PORT_OFF_TCP };
+	struct voff_port *q[4];
+	struct voff_pool *pool;
+	unsigned int seen = 0, got = 0;
+
+	ns_playground();
+	CHECK_OK(voff_port_open(&q[0], &cfg));
+	cfg.flags |= VOFF_PORT_F_ATTACH;
+	for (int i = 1; i < 4; i++)
+		CHECK_OK(voff_port_open(&q[i], &cfg));
+	sh("ip addr add 10.5.0.1/24 dev vmq");
+	/* 64 UDP flows to static neighbours, spread over queues by hash. */
+	sh("for i in $(seq 2 65); do ip neigh add 10.5.0.$i lladdr "
+	   "02:00:00:00:00:01 dev vmq; done");
+	sh("bash -c 'for i in $(seq 2 65); do "
+	   "echo x > /dev/udp/10.5.0.$i/$((1000 + i)); done'");
+	CHECK_OK(voff_pool_new(&pool, 64, 2048));
+	for (int i = 0; i < 4; i++) {
+		struct voff_batch b;
+		int n;
+
+		voff_batch_init(&b);
+		n = voff_port_rx(q[i], pool, &b);
+		CHECK_GE(n, 0);
+		got += (unsigned int)n;
+		seen += n > 0;
+		voff_batch_free(&b);
+	}
+	CHECK_GE(got, 64);
+	CHECK_GE(seen, 2);	/* more than one queue carried frames */
+	voff_port_close(q[0]);
+	CHECK_OK(voff_netlink_get_limits(NULL, "vmq", NULL,
+					 &(struct voff_port_limits){ 0 }));
+	for (int i = 1; i < 4; i++)
+		voff_port_close(q[i]);
+	CHECK_EQ(voff_netlink_get_limits(NULL, "vmq", NULL,
+					 &(struct voff_port_limits){ 0 }),
+		 -ENODEV);
+	voff_pool_free(pool);
+}
+
 static void t_netlink_limits(void)
 {
 	struct voff_port_limits lim;
@@ -674,4 +725,5 @@ CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_headers_the_kernel_refuses_are_never_written),
 	   CHECK_TEST(t_headers_voff_writes_the_kernel_accepts),
 	   CHECK_TEST(t_open_errors),
+	   CHECK_TEST(t_multi_queue_ports),
 	   CHECK_TEST(t_netlink_limits))
