@@ -36,6 +36,9 @@
 static char ns_a[64], ns_b[64];
 
 static inline void sh(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static inline void sh(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;
