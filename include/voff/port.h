@@ -419,6 +419,21 @@ uint64_t voff_port_drop_count(const struct voff_port *port,
  */
 int voff_port_refresh_limits(struct voff_port *port);
 
+/**
+ * voff_port_set_limits() - change a port's limits while it runs
+ * @port:	the port
+ * @lim:	values to set; 0 leaves one alone; tso_* are ignored
+ *
+ * TAP/TUN/PACKET: sets them on the device over netlink (see
+ * voff_netlink_set_limits(): all or nothing) and reads the limits back; a
+ * sender in the device's namespace sizes its next super-packets by them.
+ * MEM and PCAP: the port's own limits, enforced on send from now on.
+ *
+ * Return: 0, or a negative errno (limits unchanged).
+ */
+int voff_port_set_limits(struct voff_port *port,
+			 const struct voff_port_limits *lim);
+
 /** voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or "?" */
 const char *voff_port_kind_name(enum voff_port_kind kind);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <voff/err.h>
+#include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
 #include <voff/vnet.h>
@@ -279,6 +280,41 @@ uint64_t voff_port_drop_count(const struct voff_port *port,
 int voff_port_refresh_limits(struct voff_port *port)
 {
 	return port->ops->refresh ? port->ops->refresh(port) : 0;
+}
+
+/* Set @from's non-zero, settable values in @to. */
+static void limits_merge(struct voff_port_limits *to,
+			 const struct voff_port_limits *from)
+{
+	if (from->mtu)
+		to->mtu = from->mtu;
+	if (from->gso_max_size)
+		to->gso_max_size = from->gso_max_size;
+	if (from->gso_max_segs)
+		to->gso_max_segs = from->gso_max_segs;
+	if (from->gro_max_size)
+		to->gro_max_size = from->gro_max_size;
+	if (from->gso_ipv4_max_size)
+		to->gso_ipv4_max_size = from->gso_ipv4_max_size;
+	if (from->gro_ipv4_max_size)
+		to->gro_ipv4_max_size = from->gro_ipv4_max_size;
+}
+
+int voff_port_set_limits(struct voff_port *port,
+			 const struct voff_port_limits *lim)
+{
+	int err;
+
+	if (!lim)
+		return -EINVAL;
+	if (!port->ops->refresh) {
+		limits_merge(&port->info.limits, lim);
+		if (lim->gso_max_size)
+			port->info.tx_max_len = lim->gso_max_size;
+		return 0;
+	}
+	err = voff_netlink_set_limits(port->netns, port->info.name, lim);
+	return err ? err : port->ops->refresh(port);
 }
 
 /* ---- receive ------------------------------------------------------------- */

@@ -330,6 +330,39 @@ static void t_invalid_vnet_headers_dropped_and_counted(void)
 	voff_pool_free(scratch);
 }
 
+static void t_limits_changed_at_run_time(void)
+{
+	struct voff_pool *pool = pool_new(8);
+	struct voff_port_cfg cfg = { .want = VOFF_PORT_OFF_TCP,
+				     .tx_off = VOFF_PORT_OFF_TCP,
+				     .limits.mtu = 1500 };
+	struct voff_port *a, *b;
+	struct voff_port_info in;
+	struct voff_pkt *pkt;
+
+	pair(&a, &b, &cfg);
+	pkt = tcp4(pool, 9000, 0);
+	make_tso(pkt, 1000);
+	send1(a, pkt, 1);
+	CHECK_OK(voff_port_set_limits(a, &(struct voff_port_limits){
+					     .gso_max_size = 8000,
+					     .gso_max_segs = 4 }));
+	voff_port_info(a, &in);
+	CHECK_EQ(in.limits.mtu, 1500);		/* left alone */
+	CHECK_EQ(in.limits.gso_max_size, 8000);
+	CHECK_EQ(in.tx_max_len, 8000);
+	pkt = tcp4(pool, 9000, 0);
+	make_tso(pkt, 1000);
+	send1(a, pkt, 0);
+	CHECK_EQ(voff_port_drop_count(a, VOFF_PORT_TX, VOFF_E_PORT_GSO_SIZE),
+		 1);
+	CHECK_EQ(voff_port_set_limits(a, NULL), -EINVAL);
+	voff_port_close(a);
+	voff_port_close(b);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
 static void t_full_ring_drops_eagain(void)
 {
 	struct voff_pool *pool = pool_new(16);
@@ -605,6 +638,7 @@ CHECK_MAIN(CHECK_TEST(t_plain_frames_cross),
 	   CHECK_TEST(t_super_packet_metadata_crosses),
 	   CHECK_TEST(t_tx_contract_drops_by_reason),
 	   CHECK_TEST(t_invalid_vnet_headers_dropped_and_counted),
+	   CHECK_TEST(t_limits_changed_at_run_time),
 	   CHECK_TEST(t_full_ring_drops_eagain),
 	   CHECK_TEST(t_empty_pool_keeps_frames_queued),
 	   CHECK_TEST(t_frame_bigger_than_pool_buffer_dropped),

@@ -704,6 +704,16 @@ static void t_netlink_limits(void)
 	CHECK_OK(voff_netlink_get_limits(ns_a, "vlim", NULL, &lim));
 	CHECK_EQ(lim.gso_ipv4_max_size, 20000);
 	CHECK_EQ(lim.gso_max_size, 32768);
+	/* Through the port, at run time. */
+	CHECK_OK(voff_port_set_limits(p, &(struct voff_port_limits){
+						 .gso_max_segs = 200 }));
+	{
+		struct voff_port_info in;
+
+		voff_port_info(p, &in);
+		CHECK_EQ(in.limits.gso_max_segs, 200);
+		CHECK_EQ(in.limits.gso_max_size, 32768);
+	}
 	/* Above the TAP's tso_max_size: the kernel says no, nothing moves. */
 	CHECK_EQ(voff_netlink_set_limits(ns_a, "vlim",
 					 &(struct voff_port_limits){
