@@ -10,6 +10,8 @@
 #include <voff/csum.h>
 #include <voff/parse.h>
 #include <voff/pcap.h>
+#include <voff/feat.h>
+#include <voff/xmit.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"
