@@ -38,6 +38,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <voff/pkt.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -187,8 +189,13 @@ enum {
 #define VOFF_F_GRO_FRAGLIST VOFF__F(GRO_FRAGLIST)
 #define VOFF_F_GRO_UDP_FWD VOFF__F(GRO_UDP_FWD)
 
-/* All GSO bits: VOFF_GSO_* bits 0..20 shifted (NETIF_F_GSO_MASK). */
-#define VOFF_F_GSO_MASK (UINT64_C(0x1FFFFF) << VOFF_FEAT_GSO_SHIFT)
+/*
+ * All GSO feature bits (NETIF_F_GSO_MASK): VOFF_GSO_* bits 0..20 shifted,
+ * without bit 35 (FIXEDID_INNER), which names no feature.
+ */
+#define VOFF_F_GSO_MASK                                                      \
+	((UINT64_C(0x1FFFFF) << VOFF_FEAT_GSO_SHIFT) &                       \
+	 ~((uint64_t)VOFF_GSO_TCP_FIXEDID_INNER << VOFF_FEAT_GSO_SHIFT))
 
 /* ---- masks (MODEL.md §1.1; the kernel's NETIF_F_* masks of 6.18) ---- */
 
