@@ -465,6 +465,41 @@ int voff_feat_print(FILE *f, const char *ifname,
 		    const struct voff_feat_dev *dev);
 
 /**
+ * struct voff_feat_line - one line of `ethtool -k` output
+ * @name:	the printed name (a feature's, or a legacy group's)
+ * @id:		the feature, or -1 for a group line summing several members
+ * @member:	the line is indented under a group line
+ * @active:	on
+ * @fixed:	not toggleable (meaningless when @id is -1)
+ * @requested:	requested on (meaningless when @id is -1)
+ */
+struct voff_feat_line {
+	const char *name;
+	int id;
+	bool member;
+	bool active;
+	bool fixed;
+	bool requested;
+};
+
+/* Lines voff_feat_lines() may produce: every feature plus the groups. */
+#define VOFF_FEAT_LINES_MAX (VOFF_FEAT__COUNT + 16)
+
+/**
+ * voff_feat_lines() - the lines `ethtool -k` prints for @dev, in order
+ * @dev:	the device
+ * @out:	receives up to @n lines
+ * @n:		room in @out (VOFF_FEAT_LINES_MAX is always enough)
+ *
+ * voff_feat_print() prints these; `voff features -j` turns them into
+ * `ethtool --json -k`'s objects.
+ *
+ * Return: the number of lines (may exceed @n: only @n were written).
+ */
+size_t voff_feat_lines(const struct voff_feat_dev *dev,
+		       struct voff_feat_line *out, size_t n);
+
+/**
  * voff_feat_format_one() - one feature's state text
  * @dev:	the device
  * @id:		the feature

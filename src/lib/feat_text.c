@@ -115,37 +115,71 @@ const char *voff_feat_format_one(const struct voff_feat_dev *dev,
 	return buf;
 }
 
-int voff_feat_print(FILE *f, const char *ifname,
-		    const struct voff_feat_dev *dev)
+static void put(struct voff_feat_line *out, size_t n, size_t *k,
+		const struct voff_feat_dev *dev, const char *name, int id,
+		bool member)
 {
-	char st[32];
-	int n, first = 0;
+	if (*k < n) {
+		struct voff_feat_line *l = &out[*k];
+		uint64_t b = id >= 0 ? bit_of(id) : 0;
 
-	if (ifname)
-		fprintf(f, "Features for %s:\n", ifname);
+		l->name = name;
+		l->id = id;
+		l->member = member;
+		l->active = dev->active & b;
+		l->fixed = !(dev->hw & b);
+		l->requested = (dev->wanted & dev->hw & b) != 0;
+	}
+	(*k)++;
+}
+
+size_t voff_feat_lines(const struct voff_feat_dev *dev,
+		       struct voff_feat_line *out, size_t n)
+{
+	size_t k = 0;
+	int m, first = 0;
+
 	for (size_t g = 0; g < N_GROUPS; g++) {
-		uint64_t set = group_set(&groups[g], true, &n, &first);
+		uint64_t set = group_set(&groups[g], true, &m, &first);
 
-		if (n == 0)
+		if (m == 0)
 			continue;
-		if (n == 1) {
-			fprintf(f, "%s: %s\n", groups[g].long_name,
-				voff_feat_format_one(dev, first, st,
-						     sizeof(st)));
+		if (m == 1) {
+			put(out, n, &k, dev, groups[g].long_name, first, false);
 			continue;
 		}
-		fprintf(f, "%s: %s\n", groups[g].long_name,
-			(dev->active & set) ? "on" : "off");
+		put(out, n, &k, dev, groups[g].long_name, -1, false);
+		if (k <= n)
+			out[k - 1].active = dev->active & set;
 		for (int i = 0; i < VOFF_FEAT__COUNT; i++)
 			if (in_group(&groups[g], i) && !hidden(i))
-				fprintf(f, "\t%s: %s\n", voff__feat_defs[i].name,
-					voff_feat_format_one(dev, i, st,
-							     sizeof(st)));
+				put(out, n, &k, dev, voff__feat_defs[i].name,
+				    i, true);
 	}
 	for (int i = 0; i < VOFF_FEAT__COUNT; i++)
 		if (!grouped(i) && !hidden(i))
-			fprintf(f, "%s: %s\n", voff__feat_defs[i].name,
-				voff_feat_format_one(dev, i, st, sizeof(st)));
+			put(out, n, &k, dev, voff__feat_defs[i].name, i, false);
+	return k;
+}
+
+int voff_feat_print(FILE *f, const char *ifname,
+		    const struct voff_feat_dev *dev)
+{
+	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
+	size_t n = voff_feat_lines(dev, lines, VOFF_FEAT_LINES_MAX);
+	char st[32];
+
+	if (ifname)
+		fprintf(f, "Features for %s:\n", ifname);
+	for (size_t i = 0; i < n && i < VOFF_FEAT_LINES_MAX; i++) {
+		const struct voff_feat_line *l = &lines[i];
+
+		if (l->id < 0)
+			snprintf(st, sizeof(st), "%s", l->active ? "on" : "off");
+		else
+			voff_feat_format_one(dev, l->id, st, sizeof(st));
+		fprintf(f, "%s%s: %s\n", l->member ? "\t" : "", l->name, st);
+	}
 	return ferror(f) ? -EIO : 0;
 }
 
