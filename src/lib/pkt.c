@@ -355,12 +355,11 @@ void voff_sg_init(struct voff_sg *sg, struct iovec *iov, unsigned int cap)
 
 int voff_sg_add(struct voff_sg *sg, const void *base, size_t len)
 {
-	struct iovec *last;
-
 	if (len == 0)
 		return 0;
 	if (sg->n) {
-		last = &sg->iov[sg->n - 1];
+		struct iovec *last = &sg->iov[sg->n - 1];
+
 		if ((const uint8_t *)last->iov_base + last->iov_len ==
 		    (const uint8_t *)base) {
 			last->iov_len += len;

@@ -16,7 +16,8 @@
  *	len = tf_finish(&b);
  *
  * Defaults (zero fields): MACs 02:00:00:00:00:01 -> :02, IPv4 192.0.2.1 ->
- * 192.0.2.2, IPv6 2001:db8::1 -> 2001:db8::2, ports 1 -> 2, TTL/hop limit
+ * 192.0.2.2, IPv6 2001:db8::1 -> 2001:db8::2, ports 1 -> 2 (UDP: 4789 before
+ * VXLAN, 6081 before Geneve), TTL/hop limit
  * 64, TCP window 3000.  Tunnels: tf_vxlan()/tf_geneve() after tf_udp(),
  * tf_gre() after tf_ipv4()/tf_ipv6(), then the inner tf_eth() (or, for GRE,
  * directly the inner IP).  The builder never writes past @cap: on overflow

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# install.sh - `cmake --install` puts the shared and static library, the
+# headers, voff.pc, the command and the man pages under a prefix, and a
+# program built only from that prefix (through pkg-config) links and runs,
+# against the shared library and against the static one.
+set -euo pipefail
+: "${VOFF_BUILD:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$VOFF_BUILD" --prefix "$prefix" >/dev/null
+
+libdir=$(find "$prefix" -name voff.pc -printf '%h\n' | head -n1)
+libdir=${libdir%/pkgconfig}
+for f in "$libdir/libvoff.so" "$libdir/libvoff.a" "$prefix/bin/voff" \
+	 "$prefix/include/voff/voff.h" "$prefix/include/voff/pkt.h" \
+	 "$prefix/share/man/man1/voff.1" "$prefix/share/man/man3/libvoff.3"; do
+	[[ -e "$f" ]] || { echo "missing after install: $f"; exit 1; }
+done
+
+cat > "$tmp/user.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <voff/voff.h>
+int main(void)
+{
+	struct voff_pool *pool;
+	struct voff_pkt *pkt;
+	struct voff_parsed p;
+	static const unsigned char frame[14] = { [12] = 0x88, [13] = 0xB5 };
+
+	if (voff_pool_new(&pool, 4, 2048) || voff_pkt_alloc(pool, &pkt))
+		return 1;
+	if (voff_pkt_set_data(pkt, frame, sizeof(frame)) ||
+	    voff_pkt_parse(pkt, VOFF_PARSE_ETH, &p) != 0 || p.n_layers != 1)
+		return 2;
+	printf("%s %s\n", voff_version(), voff_proto_name(p.layers[0].proto));
+	voff_pkt_free(pkt);
+	voff_pool_free(pool);
+	return 0;
+}
+C
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+# pkg-config prints several words on purpose: word splitting is wanted.
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror "$tmp/user.c" -o "$tmp/user_shared" \
+	$(pkg-config --cflags --libs voff)
+LD_LIBRARY_PATH=$libdir "$tmp/user_shared" | grep -qx "0.1.0 eth"
+# shellcheck disable=SC2046
+cc -std=c11 "$tmp/user.c" -o "$tmp/user_static" \
+	$(pkg-config --cflags voff) "$libdir/libvoff.a" \
+	$(pkg-config --libs libpcap libmnl)
+"$tmp/user_static" | grep -qx "0.1.0 eth"
+# Only voff_ symbols leave the shared library.
+if nm -D --defined-only "$libdir/libvoff.so" | awk '{print $3}' |
+	grep -v '^voff_' | grep -v '^_' | grep -q .; then
+	echo "non-voff symbols exported:"
+	nm -D --defined-only "$libdir/libvoff.so" | grep -v ' voff_'
+	exit 1
+fi
+echo "install: ok"
