@@ -537,7 +537,9 @@ int voff_feat_parse_ethtool(const char *text, struct voff_feat_dev *dev,
  * @on:		receives those requested on
  * @bad:	optional: receives the index of the offending word on error
  *
- * Names as in voff_feat_lookup().  Later pairs override earlier ones.
+ * Names as in voff_feat_lookup().  As in ethtool 6.x (verified on 6.18),
+ * a feature named "on" anywhere in the list is requested on, whatever
+ * its order: "sg off tx-scatter-gather on" and "X on X off" turn it on.
  *
  * Return: 0, -ENOENT for an unknown name, -EINVAL for a missing or wrong
  * on/off word.

@@ -262,7 +262,6 @@ int voff_feat_parse_ethtool(const char *text, struct voff_feat_dev *dev,
 		const char *end = strchr(p, '\n');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		const char *s = p;
-		int err;
 
 		while (len && isspace((unsigned char)*s)) {
 			s++;
@@ -271,7 +270,8 @@ int voff_feat_parse_ethtool(const char *text, struct voff_feat_dev *dev,
 		while (len && isspace((unsigned char)s[len - 1]))
 			len--;
 		if (len && strncmp(s, "Features for ", 13)) {
-			err = parse_line(s, len, dev, unknown);
+			int err = parse_line(s, len, dev, unknown);
+
 			if (err)
 				return err;
 		}
@@ -299,11 +299,10 @@ int voff_feat_parse_requests(char *const *argv, int argc, uint64_t *mask,
 				*bad = i + 1;
 			return -EINVAL;
 		}
+		/* As ethtool's bitset: "off" never clears an earlier "on". */
 		m |= set;
 		if (!strcmp(argv[i + 1], "on"))
 			o |= set;
-		else
-			o &= ~set;
 	}
 	*mask = m;
 	*on = o;

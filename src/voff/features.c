@@ -37,6 +37,7 @@ static const struct {
 } profiles[] = {
 	{ "veth", VOFF_FEAT_PROFILE_VETH },
 	{ "tap", VOFF_FEAT_PROFILE_TAP },
+	{ "tap-fresh", VOFF_FEAT_PROFILE_TAP },
 	{ "bridge", VOFF_FEAT_PROFILE_BRIDGE },
 	{ "bond", VOFF_FEAT_PROFILE_BOND },
 	{ "macvlan", VOFF_FEAT_PROFILE_MACVLAN },
@@ -76,14 +77,15 @@ static void usage(FILE *f)
 "  -j, --json            JSON, as `ethtool --json -k`\n"
 "  -h, --help\n"
 "\n"
-"SRC is a profile (veth, tap, bridge, bond, macvlan, vlan, none) or a file\n"
-"holding `ethtool -k` output (- for stdin).\n");
+"SRC is a profile (veth, tap, tap-fresh, bridge, bond, macvlan, vlan,\n"
+"none) or a file holding `ethtool -k` output (- for stdin).  tap is a TAP\n"
+"after TUNSETOFFLOAD 0, tap-fresh one before any TUNSETOFFLOAD.\n");
 }
 
 static char *read_all(const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t cap = 4096, len = 0, n;
+	size_t cap = 4096, len = 0;
 	char *buf = NULL, *nb;
 
 	if (!f)
@@ -93,8 +95,7 @@ static char *read_all(const char *path)
 		if (!nb)
 			break;
 		buf = nb;
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
+		len += fread(buf + len, 1, cap - len, f);
 		if (len < cap)
 			break;
 		cap *= 2;
@@ -122,6 +123,9 @@ static int load_src(const char *arg, struct src *s)
 		if (profiles[i].profile == VOFF_FEAT_PROFILE_VETH)
 			voff_limits_set_tso_max_size(&s->lim,
 						     VOFF_GSO_MAX_SIZE);
+		/* A TAP nobody has set TUNSETOFFLOAD on: all requested. */
+		if (!strcmp(arg, "tap-fresh"))
+			s->feat.wanted |= VOFF_F_TUN_USER;
 		snprintf(s->name, sizeof(s->name), "%s", arg);
 		return 0;
 	}
@@ -423,6 +427,7 @@ int features_main(int argc, char **argv)
 	struct src top;
 	uint64_t mask, on;
 	int bad = 0, err;
+	bool mask_tun;
 
 	if (parse_opts(argc, argv, &o)) {
 		usage(stderr);
@@ -444,6 +449,8 @@ int features_main(int argc, char **argv)
 	}
 	if (load_src(default_base(&o), &top))
 		return 1;
+	/* Its reader has set nothing yet: the TUN_USER bits stay masked. */
+	mask_tun = o.has_tun || !strcmp(default_base(&o), "tap-fresh");
 	if (o.fix)
 		top.feat.active = voff_feat_fix(top.feat.active,
 						top.feat.gso_partial);
@@ -462,7 +469,7 @@ int features_main(int argc, char **argv)
 		voff_feat_dev_request(&top.feat, mask, on);
 		update(o.kind, &top.feat, o.lower, o.n_lower);
 	}
-	if (o.has_tun) {
+	if (mask_tun) {
 		/* tun_net_fix_features(): the reader's flags bound TUN_USER. */
 		uint64_t set = 0;
 
