@@ -93,6 +93,13 @@ int voff_feat_tap_apply(struct voff_feat_dev *tap, unsigned int flags)
 	tap->active = voff_feat_fix(tap->active, tap->gso_partial);
 	tap->vlan = tap->active & ~(VOFF_F_HW_VLAN_CTAG_TX |
 				    VOFF_F_HW_VLAN_STAG_TX);
+	/*
+	 * Encapsulated super-packets reach the reader whole only if the
+	 * encapsulation subset has the tunnel bits: assumed to follow the
+	 * reader's flags as on 6.17+ with UDP tunnel GSO (not verified here;
+	 * shell has no ioctl to set TUNSETOFFLOAD in the oracle test).
+	 */
+	tap->enc = tap->active;
 	return 0;
 }
 
