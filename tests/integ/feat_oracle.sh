@@ -120,7 +120,7 @@ TOGGLE=(tx-scatter-gather tx-checksum-ip-generic tx-checksum-sctp
 	rx-udp-gro-forwarding tx-gre-segmentation tx-udp_tnl-segmentation
 	tx-udp_tnl-csum-segmentation tx-ipxip4-segmentation)
 RANDOM=4242
-for ((i = 0; i < 60; i++)); do
+for ((i = 0; i < 40; i++)); do
 	req=""
 	for ((k = 0; k < 1 + RANDOM % 5; k++)); do
 		f=${TOGGLE[RANDOM % ${#TOGGLE[@]}]}
