@@ -432,6 +432,40 @@ uint64_t voff_feat_dev_update_macvlan(struct voff_feat_dev *mv,
 				      uint64_t lower);
 
 /**
+ * voff_feat_always_on() - features of a virtual port over a lower device
+ * @lower:	the lower device's active features
+ * @own:	the port's own requested features (fixed bits + requests)
+ * @always_on:	features the port claims whatever the lower does, because
+ *		software does them late (VOFF_F_MACVLAN_ALWAYS_ON)
+ * @inherit:	features the port may take over from the lower device
+ *
+ * The macvlan recipe of seed (a), reusable for any virtual port (a voff
+ * switch port stacked on a real one): ALL_FOR_ALL joins @own, the lower's
+ * LRO counts only if @own keeps it, the lower is incremented by @own,
+ * @always_on is OR-ed in and the result kept within @always_on | @inherit.
+ * The dependency rules are not applied: pass the result to
+ * voff_feat_fix().
+ *
+ * Return: the port's features before the rules.
+ */
+uint64_t voff_feat_always_on(uint64_t lower, uint64_t own, uint64_t always_on,
+			     uint64_t inherit);
+
+/**
+ * voff_feat_dev_sync_lower() - turn off on @lower what @upper turned off
+ * @upper:	the upper device
+ * @lower:	one of its lower devices; its requests and features change
+ *
+ * netdev_sync_lower_features(): a VOFF_F_UPPER_DISABLES feature (LRO) the
+ * upper device does not have is requested off on the lower one, which is
+ * then recomputed with voff_feat_dev_update().
+ *
+ * Return: the lower device's features that changed.
+ */
+uint64_t voff_feat_dev_sync_lower(const struct voff_feat_dev *upper,
+				  struct voff_feat_dev *lower);
+
+/**
  * voff_feat_dev_update_vlan() - recompute an 802.1Q device over a lower one
  * @vlan:	the VLAN device
  * @lower:	the lower device (its @active and @vlan sets are used)

@@ -350,17 +350,35 @@ uint64_t voff_feat_dev_update_bond(struct voff_feat_dev *bond,
 	return commit(bond, f);
 }
 
+uint64_t voff_feat_always_on(uint64_t lower, uint64_t own, uint64_t always_on,
+			     uint64_t inherit)
+{
+	uint64_t f = own | VOFF_F_ALL_FOR_ALL, mask = f;
+
+	/* An LRO the port's user turned off stays off below it. */
+	lower &= f | ~VOFF_F_LRO;
+	f = voff_feat_increment(lower, f, mask);
+	f |= always_on;
+	return f & (always_on | inherit);
+}
+
 uint64_t voff_feat_dev_update_macvlan(struct voff_feat_dev *mv,
 				      uint64_t lower)
 {
-	uint64_t f = wanted_input(mv) | VOFF_F_ALL_FOR_ALL, mask = f;
+	return commit(mv, voff_feat_always_on(lower, wanted_input(mv),
+					      VOFF_F_MACVLAN_ALWAYS_ON,
+					      VOFF_F_MACVLAN_FEATURES));
+}
 
-	/* An LRO the macvlan's user turned off stays off below it. */
-	lower &= f | ~VOFF_F_LRO;
-	f = voff_feat_increment(lower, f, mask);
-	f |= VOFF_F_MACVLAN_ALWAYS_ON;
-	f &= VOFF_F_MACVLAN_ALWAYS_ON | VOFF_F_MACVLAN_FEATURES;
-	return commit(mv, f);
+uint64_t voff_feat_dev_sync_lower(const struct voff_feat_dev *upper,
+				  struct voff_feat_dev *lower)
+{
+	uint64_t off = VOFF_F_UPPER_DISABLES & ~upper->active & lower->active;
+
+	if (!off)
+		return 0;
+	lower->wanted &= ~off;
+	return voff_feat_dev_update(lower);
 }
 
 uint64_t voff_feat_dev_update_vlan(struct voff_feat_dev *vlan,

@@ -484,6 +484,36 @@ static void t_macvlan_captures(void)
 	CHECK_EQ(mv.active & GSO, 0);
 }
 
+/* §1.4: the always-on recipe for any virtual port; §1.1 UPPER_DISABLES. */
+static void t_always_on_sync(void)
+{
+	uint64_t f;
+	struct voff_feat_dev up = { 0 }, low = { 0 };
+
+	/* A port claiming only SG|HW_CSUM|TSO over a lower with nothing. */
+	f = voff_feat_always_on(0, 0, SG | HW | TSO, 0);
+	CHECK_EQ(voff_feat_fix(f, 0), SG | HW | TSO);
+	/* Inheritable bits come from the lower device. */
+	f = voff_feat_always_on(VOFF_F_RXCSUM | VOFF_F_HIGHDMA, 0, SG,
+				VOFF_F_RXCSUM);
+	CHECK_EQ(f, SG | VOFF_F_RXCSUM);
+	/* The lower's LRO is dropped unless the port keeps it. */
+	f = voff_feat_always_on(VOFF_F_LRO, 0, 0, VOFF_F_LRO);
+	CHECK_EQ(f, 0);
+	f = voff_feat_always_on(VOFF_F_LRO, VOFF_F_LRO, 0, VOFF_F_LRO);
+	CHECK_EQ(f, VOFF_F_LRO);
+
+	/* An upper device without LRO turns it off below (UPPER_DISABLES). */
+	low.hw = low.wanted = low.active = VOFF_F_LRO | SG;
+	CHECK_EQ(voff_feat_dev_sync_lower(&up, &low), VOFF_F_LRO);
+	CHECK_EQ(low.active, SG);
+	CHECK_EQ(low.wanted & VOFF_F_LRO, 0);
+	up.active = VOFF_F_LRO;
+	low.wanted = low.active = VOFF_F_LRO;
+	CHECK_EQ(voff_feat_dev_sync_lower(&up, &low), 0);
+	CHECK_EQ(low.active, VOFF_F_LRO);
+}
+
 /* §1.4 VLAN: own ∩ lower, HW_CSUM offered over an IP-csum lower, TSO then
  * dropped by the rules when the lower has no SG. */
 static void t_vlan(void)
@@ -616,6 +646,7 @@ CHECK_MAIN(CHECK_TEST(t_table_bits_unique), CHECK_TEST(t_gso_ok),
 	   CHECK_TEST(t_increment), CHECK_TEST(t_intersect),
 	   CHECK_TEST(t_bridge_veth), CHECK_TEST(t_bridge_add_tso),
 	   CHECK_TEST(t_bond), CHECK_TEST(t_macvlan_captures),
-	   CHECK_TEST(t_vlan), CHECK_TEST(t_tun_exhaustive),
+	   CHECK_TEST(t_vlan), CHECK_TEST(t_always_on_sync),
+	   CHECK_TEST(t_tun_exhaustive),
 	   CHECK_TEST(t_tun_pairs), CHECK_TEST(t_tap_apply),
 	   CHECK_TEST(t_vnet_hdr_sizes))
