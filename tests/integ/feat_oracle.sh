@@ -26,6 +26,8 @@
 #    opened against `voff features -b tap-fresh`.  (TAPs whose reader set
 #    TUNSETOFFLOAD are pinned by the captures in tests/data/ethtool, see
 #    test_feat.c, as shell has no ioctl.)
+# 4. limits: `ip link set` ranges and values on a veth against
+#    `voff features -l`, and a bridge's limits over a veth and a tap port.
 #
 # Where voff deliberately differs, the case is listed in DEVIATIONS with
 # the reason; there are none on 6.18.44 (the AccECN quirk, "sg off" keeps
@@ -208,6 +210,82 @@ for req in "" "tso on tx on" "sg off" "gso off" "tx-udp-segmentation on" \
 	"$VOFF" features -n vtap0 -b tap-fresh $req >"$TMP/voff"
 	compare "tap (no reader) with '$req'" "$TMP/kernel" "$TMP/voff"
 done
+
+# ---- 4. limits -----------------------------------------------------------
+# `ip link set` on a fresh veth step by step; voff must refuse exactly the
+# steps the kernel refuses and end with the same values (iproute2 6.1 has
+# no gso_ipv4_max_size, so the IPv4 variants are left to test_limits.c).
+lim_kernel() {
+	nsx ip -d link show "$1" | tr ' ' '\n' |
+		awk '/^(mtu|gso_max_size|gso_max_segs|tso_max_size|tso_max_segs|gro_max_size)$/ {
+			k = $0; getline; printf "%s %s ", k, $0 }'
+}
+lim_voff() {
+	"$VOFF" features -L "$@" | sed -n 's/^limits: //p' | tr ' ' '\n' |
+		awk '/^(mtu|gso_max_size|gso_max_segs|tso_max_size|tso_max_segs|gro_max_size)$/ {
+			k = $0; getline; printf "%s %s ", k, $0 }'
+}
+LIMSEQS=(
+	"gso_max_size 192|gso_max_size 193|gso_max_size 524281|gso_max_size 524280"
+	"gso_max_size 30000|gro_max_size 524280|gro_max_size 524281"
+	"gso_max_segs 0|gso_max_segs 65535|gso_max_segs 100"
+	"mtu 67|mtu 9000|mtu 65535|mtu 65536"
+	"gro_max_size 0|gso_max_size 100000|gso_max_size 65536"
+)
+for seq in "${LIMSEQS[@]}"; do
+	fresh_veth
+	args=()
+	bad=0
+	IFS='|' read -ra steps <<<"$seq"
+	for step in "${steps[@]}"; do
+		read -r name value <<<"$step"
+		nsx ip link set va "$name" "$value" 2>/dev/null
+		krc=$?
+		"$VOFF" features -b veth "${args[@]}" -l "$name=$value" \
+			>/dev/null 2>&1
+		vrc=$?
+		if (((krc == 0) != (vrc == 0))); then
+			echo "MISMATCH: limits '$step': kernel rc $krc, voff rc $vrc"
+			bad=1
+		fi
+		[[ $krc -eq 0 ]] && args+=(-l "$name=$value")
+	done
+	k=$(lim_kernel va)
+	v=$(lim_voff -b veth "${args[@]}")
+	if [[ $k != "$v" ]]; then
+		echo "MISMATCH: limits after '$seq':"
+		echo "  kernel: $k"
+		echo "  voff:   $v"
+		bad=1
+	fi
+	if [[ $bad -eq 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+
+# A bridge takes the smallest tso_max_size of its ports and never raises
+# its gso_max_size on its own (MODEL.md §2, verified there).
+nsx ip link del vp0 2>/dev/null
+nsx ip link add vp0 type veth peer name vp1 || exit 1
+nsx ip tuntap add mode tap name vt1 vnet_hdr || exit 1
+nsx ip link set vp0 master br0 || exit 1
+nsx ip link set vt1 master br0 || exit 1
+k=$(lim_kernel br0)
+v=$(lim_voff --bridge veth --bridge tap)
+if [[ $k == "$v" ]]; then
+	pass=$((pass + 1))
+else
+	echo "MISMATCH: bridge limits: kernel '$k' voff '$v'"
+	fail=$((fail + 1))
+fi
+nsx ip link set vt1 nomaster
+k=$(lim_kernel br0)
+v=$(lim_voff -b bridge --bridge tap --bridge veth -l tso_max_size=524280)
+# voff cannot remove a port; the driver-side raise is the same operation.
+if [[ $k == "$v" ]]; then
+	pass=$((pass + 1))
+else
+	echo "MISMATCH: bridge limits without the tap: kernel '$k' voff '$v'"
+	fail=$((fail + 1))
+fi
 
 echo "feat_oracle: $pass agree, $fail differ"
 [[ $fail -eq 0 ]]
