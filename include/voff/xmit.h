@@ -23,7 +23,11 @@
  *   4. netif_needs_gso(): segment in software when the gso_type is not a
  *      subset of what is left or the checksum is neither partial nor
  *      verified.  An untrusted (DODGY) packet the device could take with
- *      GSO_ROBUST passes whole: only its gso_segs is recomputed.
+ *      GSO_ROBUST passes whole: only its gso_segs is recomputed.  A TCP
+ *      super-packet the device could take, whose checksum is neither
+ *      partial nor verified, also passes whole: TCP's GSO first makes the
+ *      checksum partial (pseudo-header sum at csum_start + 16), which the
+ *      caller must then do (reason GSO_CSUM_SETUP).
  *   5. Otherwise a partial checksum is the device's when it has HW_CSUM, or
  *      IP/IPV6_CSUM with csum_offset 16 (TCP) or 6 (UDP) and no IPv6
  *      extension headers; anything else is completed in software
@@ -96,6 +100,8 @@ enum voff_xmit_verdict {
 	  "the egress cannot checksum this L3 protocol")                     \
 	X(GSO_NOT_PARTIAL, "gso_not_partial",                                \
 	  "super-packet without a partial or verified checksum")             \
+	X(GSO_CSUM_SETUP, "gso_csum_setup",                                  \
+	  "TCP super-packet passed whole once its checksum is made partial") \
 	X(GSO_TYPE_ZERO, "gso_type_zero", "gso_size set without a gso_type") \
 	X(GSO_BAD_CSUM, "gso_bad_csum",                                      \
 	  "super-packet whose checksum the egress cannot complete")

@@ -194,6 +194,13 @@ static int decide(const struct voff_pkt *pkt,
 
 	/* netif_needs_gso() */
 	csum_ok = pkt->csum == VOFF_CSUM_PARTIAL || pkt->csum == VOFF_CSUM_VALID;
+	/*
+	 * TCP's GSO makes the checksum partial and then, like for DODGY,
+	 * hands the packet back whole when the device can take it.
+	 */
+	if ((w.f & w.need) == w.need && !csum_ok &&
+	    (pkt->gso_type & (VOFF_GSO_TCPV4 | VOFF_GSO_TCPV6)))
+		return set(out, VOFF_XMIT_PASS_GSO, VOFF_XMIT_R_GSO_CSUM_SETUP);
 	if ((w.f & w.need) != w.need || !csum_ok) {
 		out->seg_csum_hw = can_csum(w.f, info->csum_proto);
 		return set(out, VOFF_XMIT_SEGMENT,
