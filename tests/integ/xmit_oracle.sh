@@ -6,6 +6,9 @@
 # either arrives whole at the peer or in segments; voff_xmit_decide() given
 # the veth's `ethtool -k` and limits must say which.
 #
+# TCP and UDP (USO) over IPv4; the count of frames and their checksums
+# (complete or still partial) are checked.
+#
 #   netns voff-xmit-PID
 #   +--------------------------------------------------------+
 #   |  helper --AF_PACKET+vnet_hdr--> va ==veth==> vb --> helper  |
@@ -51,9 +54,10 @@ nsx() { ip netns exec "$NS" "$@"; }
 pass=0
 fail=0
 
-# case "ethtool -K request" gso_max_size gso_max_segs payload mss csum
+# run "ethtool -K request" gso_max_size gso_max_segs payload mss csum [udp]
 run() {
-	local req=$1 size=$2 segs=$3 payload=$4 mss=$5 csum=$6 out
+	local req=$1 size=$2 segs=$3 payload=$4 mss=$5 csum=$6 proto=${7:-tcp}
+	local out
 	nsx ip link del va 2>/dev/null
 	nsx ip link add va type veth peer name vb || exit 1
 	# shellcheck disable=SC2086 # the request is a word list on purpose
@@ -63,11 +67,11 @@ run() {
 	nsx ip link set vb up
 	nsx ethtool -k va >"$TMP/feat"
 	if out=$(nsx "$TMP/helper" va vb "$TMP/feat" "$size" "$segs" \
-		"$payload" "$mss" "$csum"); then
-		echo "ok: '$req' size $size segs $segs payload $payload: $out"
+		"$payload" "$mss" "$csum" "$proto"); then
+		echo "ok: $proto '$req' size $size segs $segs payload $payload: $out"
 		pass=$((pass + 1))
 	else
-		echo "MISMATCH: '$req' size $size segs $segs payload $payload" \
+		echo "MISMATCH: $proto '$req' size $size segs $segs payload $payload" \
 			"mss $mss $csum: $out"
 		fail=$((fail + 1))
 	fi
@@ -88,6 +92,14 @@ run "tx-tcp-segmentation off tx-tcp6-segmentation off" \
                             65536 65535 30000 1000 partial
 run ""                      65536 65535 1000  1400 partial  # plain frame
 run "tx off"                65536 65535 1000  1400 partial  # csum in sw
+# USO: one UDP datagram of 1400 bytes per segment
+run ""                      65536 65535 14000 1400 partial udp  # whole
+run "tx off"                65536 65535 14000 1400 partial udp  # rule 8
+run "tx-udp-segmentation off" \
+                            65536 65535 14000 1400 partial udp
+run "sg off"                65536 65535 14000 1400 partial udp  # no SG ok
+run ""                      8000  65535 14000 1400 partial udp  # size
+run "tx off"                65536 65535 1000  1400 partial udp  # csum sw
 
 echo "xmit_oracle: $pass agree, $fail differ"
 [[ $fail -eq 0 ]]

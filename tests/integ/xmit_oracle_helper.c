@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xmit_oracle_helper.c - built and run by xmit_oracle.sh: sends one TCP
- * super-packet with a virtio_net_hdr through AF_PACKET on one end of a veth,
+ * xmit_oracle_helper.c - built and run by xmit_oracle.sh: sends one TCP or
+ * UDP (USO) super-packet with a virtio_net_hdr through AF_PACKET on one end of a veth,
  * counts what arrives on the other end, and prints it next to
  * voff_xmit_decide()'s verdict for the same packet and the sending veth's
  * features and limits.
  *
  * usage: xmit_oracle_helper TX RX FEATURES_FILE GSO_MAX_SIZE GSO_MAX_SEGS
- *                           PAYLOAD MSS CSUM(partial|none)
+ *                           PAYLOAD MSS CSUM(partial|none) PROTO(tcp|udp)
  * Prints "voff=<verdict>/<reason> expect=<frames> got=<frames> bad_csum=N";
  * exit 0 when the frame count the verdict implies is the one received and,
  * when the verdict says software completes the checksums (CSUM_SW, or
@@ -32,6 +32,9 @@
 
 #define PACKET_VNET_HDR_OPT 15
 #define HDR 54 /* Ethernet + IPv4 + TCP */
+#define HDR_UDP 42 /* Ethernet + IPv4 + UDP */
+
+static bool udp; /* UDP (USO) instead of TCP */
 
 static uint8_t frame[10 + 70000];
 
@@ -53,21 +56,22 @@ static uint32_t sum16(const uint8_t *p, size_t n)
 	return s;
 }
 
-/* Ethernet/IPv4(DF)/TCP + payload after a 10-byte virtio_net_hdr. */
+/* Ethernet/IPv4(DF)/TCP or UDP + payload after a 10-byte virtio_net_hdr. */
 static size_t build(unsigned int payload, unsigned int mss, bool partial)
 {
 	uint8_t *v = frame, *e = frame + 10, *ip = e + 14, *tcp = ip + 20;
-	unsigned int tot = 20 + 20 + payload;
+	unsigned int l4 = udp ? 8 : 20, tot = 20 + l4 + payload;
 	uint32_t ps;
 
 	memset(frame, 0, sizeof(frame));
 	v[0] = partial ? 1 : 0;		/* NEEDS_CSUM */
-	v[1] = payload > mss ? 1 : 0;	/* GSO_TCPV4 */
-	v[2] = HDR;			/* hdr_len (LE, legacy native) */
+	/* GSO_TCPV4 or GSO_UDP_L4 */
+	v[1] = payload > mss ? (udp ? 5 : 1) : 0;
+	v[2] = udp ? HDR_UDP : HDR;	/* hdr_len (LE, legacy native) */
 	v[4] = (uint8_t)mss;
 	v[5] = (uint8_t)(mss >> 8);
 	v[6] = 34;			/* csum_start */
-	v[8] = 16;			/* csum_offset */
+	v[8] = udp ? 6 : 16;		/* csum_offset */
 	memset(e, 0x02, 6);
 	memset(e + 6, 0x04, 6);
 	e[12] = 0x08;
@@ -76,7 +80,7 @@ static size_t build(unsigned int payload, unsigned int mss, bool partial)
 	ip[3] = (uint8_t)tot;
 	ip[6] = 0x40; /* DF */
 	ip[8] = 64;
-	ip[9] = 6;
+	ip[9] = udp ? 17 : 6;
 	ip[12] = 10, ip[15] = 1;
 	ip[16] = 10, ip[19] = 2;
 	{
@@ -87,23 +91,25 @@ static size_t build(unsigned int payload, unsigned int mss, bool partial)
 	}
 	tcp[0] = 0x30, tcp[1] = 0x39; /* 12345 */
 	tcp[2] = 0xd4, tcp[3] = 0x31; /* 54321 */
-	tcp[12] = 0x50;
-	tcp[13] = 0x18;
-	tcp[14] = 0xff;
-	for (unsigned int i = 0; i < payload; i++)
-		tcp[20 + i] = (uint8_t)i;
-	/* Pseudo-header sum for NEEDS_CSUM, the full checksum otherwise. */
-	ps = sum16(ip + 12, 8) + 6 + 20 + payload;
-	if (partial) {
-		uint16_t c = fold(ps);
-
-		tcp[16] = (uint8_t)(c >> 8);
-		tcp[17] = (uint8_t)c;
+	if (udp) {
+		tcp[4] = (uint8_t)((l4 + payload) >> 8);
+		tcp[5] = (uint8_t)(l4 + payload);
 	} else {
-		uint16_t c = (uint16_t)~fold(ps + sum16(tcp, 20 + payload));
+		tcp[12] = 0x50;
+		tcp[13] = 0x18;
+		tcp[14] = 0xff;
+	}
+	for (unsigned int i = 0; i < payload; i++)
+		tcp[l4 + i] = (uint8_t)i;
+	/* Pseudo-header sum for NEEDS_CSUM, the full checksum otherwise. */
+	ps = sum16(ip + 12, 8) + ip[9] + l4 + payload;
+	{
+		uint16_t c = partial ? fold(ps) :
+			     (uint16_t)~fold(ps + sum16(tcp, l4 + payload));
+		uint8_t *field = tcp + (udp ? 6 : 16);
 
-		tcp[16] = (uint8_t)(c >> 8);
-		tcp[17] = (uint8_t)c;
+		field[0] = (uint8_t)(c >> 8);
+		field[1] = (uint8_t)c;
 	}
 	return 10 + 14 + tot;
 }
@@ -126,15 +132,15 @@ static int open_bound(const char *ifname, int proto)
 	return fd;
 }
 
-/* Whether a received frame's TCP checksum is complete and right. */
-static bool tcp_csum_ok(const uint8_t *f, size_t len)
+/* Whether a received frame's L4 checksum is complete and right. */
+static bool l4_csum_ok(const uint8_t *f, size_t len)
 {
 	size_t tot = (size_t)f[16] << 8 | f[17];
 	uint32_t s;
 
-	if (tot < 40 || 14 + tot > len)
+	if (tot < 28 || 14 + tot > len)
 		return false;
-	s = sum16(f + 26, 8) + 6 + (uint32_t)(tot - 20) +
+	s = sum16(f + 26, 8) + f[23] + (uint32_t)(tot - 20) +
 	    sum16(f + 34, tot - 20);
 	return fold(s) == 0xFFFF;
 }
@@ -153,10 +159,10 @@ static int count(int fd, int *bad)
 	while (poll(&p, 1, 300) > 0) {
 		ssize_t r = recv(fd, buf, sizeof(buf), 0);
 
-		if (r >= HDR && buf[23] == 6 && buf[34] == 0x30 &&
-		    buf[35] == 0x39) {
+		if (r >= HDR_UDP && buf[23] == (udp ? 17 : 6) &&
+		    buf[34] == 0x30 && buf[35] == 0x39) {
 			n++;
-			*bad += !tcp_csum_ok(buf, (size_t)r);
+			*bad += !l4_csum_ok(buf, (size_t)r);
 		}
 	}
 	return n;
@@ -190,8 +196,11 @@ int main(int argc, char **argv)
 	int tx, rx, got, bad;
 	bool sw_csum;
 
-	if (argc != 9)
+	if (argc != 10)
 		return 2;
+	udp = !strcmp(argv[9], "udp");
+	if (udp)
+		info.hdr_len = HDR_UDP;
 	text = slurp(argv[3]);
 	if (!text || voff_feat_parse_ethtool(text, &dev, NULL))
 		return 2;
@@ -211,9 +220,10 @@ int main(int argc, char **argv)
 	pkt.len = (uint32_t)len - 10;
 	pkt.csum = partial ? VOFF_CSUM_PARTIAL : VOFF_CSUM_NONE;
 	pkt.csum_start = 34;
-	pkt.csum_offset = 16;
+	pkt.csum_offset = udp ? 6 : 16;
 	if (payload > mss) {
-		pkt.gso_type = VOFF_GSO_TCPV4 | VOFF_GSO_DODGY;
+		pkt.gso_type = (udp ? VOFF_GSO_UDP_L4 : VOFF_GSO_TCPV4) |
+			       VOFF_GSO_DODGY;
 		pkt.gso_size = (uint16_t)mss;
 	}
 	voff_xmit_decide(&pkt, &info, &dev, &lim, VOFF_XMIT_KERNEL, &res);
