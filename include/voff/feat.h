@@ -27,8 +27,10 @@
  *
  * The transmit decision that uses all of this is in xmit.h.
  *
- * Nothing here allocates, locks or touches the system: these are pure
- * functions over small values, safe from any thread.
+ * Nothing here allocates, locks or touches the system.  Context: the
+ * functions only read their arguments and write their out-parameters (or
+ * the struct voff_feat_dev / voff_limits passed to them), so any thread
+ * may call them on its own objects.
  */
 #ifndef VOFF_FEAT_H
 #define VOFF_FEAT_H
@@ -769,15 +771,15 @@ unsigned int voff_feat_to_tun(uint64_t features);
  */
 int voff_feat_tap_apply(struct voff_feat_dev *tap, unsigned int flags);
 
-/** voff_tun_vnet_hdr_len_ok() - whether TUNSETVNETHDRSZ accepts @len (≥10) */
-bool voff_tun_vnet_hdr_len_ok(int len);
+/** voff_tun_hdr_len_is_valid() - whether TUNSETVNETHDRSZ accepts @len (≥10) */
+bool voff_tun_hdr_len_is_valid(int len);
 
 /**
- * voff_packet_vnet_hdr_len_ok() - whether PACKET_VNET_HDR_SZ accepts @len
+ * voff_packet_hdr_len_is_valid() - whether PACKET_VNET_HDR_SZ accepts @len
  *
  * Return: true for 0, 10 and 12 only (20 and 24 give EINVAL on 6.18).
  */
-bool voff_packet_vnet_hdr_len_ok(int len);
+bool voff_packet_hdr_len_is_valid(int len);
 
 #ifdef __cplusplus
 }

@@ -103,12 +103,12 @@ int voff_feat_tap_apply(struct voff_feat_dev *tap, unsigned int flags)
 	return 0;
 }
 
-bool voff_tun_vnet_hdr_len_ok(int len)
+bool voff_tun_hdr_len_is_valid(int len)
 {
 	return len >= 10;
 }
 
-bool voff_packet_vnet_hdr_len_ok(int len)
+bool voff_packet_hdr_len_is_valid(int len)
 {
 	return len == 0 || len == 10 || len == 12;
 }

@@ -627,15 +627,15 @@ static void t_vnet_hdr_sizes(void)
 	static const int tun_bad[] = { -1, 0, 8, 9 };
 
 	for (size_t i = 0; i < sizeof(tun_ok) / sizeof(int); i++)
-		CHECK(voff_tun_vnet_hdr_len_ok(tun_ok[i]));
+		CHECK(voff_tun_hdr_len_is_valid(tun_ok[i]));
 	for (size_t i = 0; i < sizeof(tun_bad) / sizeof(int); i++)
-		CHECK(!voff_tun_vnet_hdr_len_ok(tun_bad[i]));
-	CHECK(voff_packet_vnet_hdr_len_ok(0));
-	CHECK(voff_packet_vnet_hdr_len_ok(10));
-	CHECK(voff_packet_vnet_hdr_len_ok(12));
-	CHECK(!voff_packet_vnet_hdr_len_ok(20));
-	CHECK(!voff_packet_vnet_hdr_len_ok(24));
-	CHECK(!voff_packet_vnet_hdr_len_ok(11));
+		CHECK(!voff_tun_hdr_len_is_valid(tun_bad[i]));
+	CHECK(voff_packet_hdr_len_is_valid(0));
+	CHECK(voff_packet_hdr_len_is_valid(10));
+	CHECK(voff_packet_hdr_len_is_valid(12));
+	CHECK(!voff_packet_hdr_len_is_valid(20));
+	CHECK(!voff_packet_hdr_len_is_valid(24));
+	CHECK(!voff_packet_hdr_len_is_valid(11));
 }
 
 CHECK_MAIN(CHECK_TEST(t_table_bits_unique), CHECK_TEST(t_gso_ok),
