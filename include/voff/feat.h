@@ -92,7 +92,8 @@ extern "C" {
 	X(GSO_TUNNEL_REMCSUM, 29, "tx-tunnel-remcsum-segmentation", 0)       \
 	X(GSO_SCTP, 30, "tx-sctp-segmentation", VOFF_FEAT_SW)                \
 	X(GSO_ESP, 31, "tx-esp-segmentation", 0)                             \
-	X(GSO_UDP, 32, "tx-udp-fragmentation", VOFF_FEAT_SW | VOFF_FEAT_HIDDEN) \
+	X(GSO_UDP, 32, "tx-udp-fragmentation",                               \
+	  VOFF_FEAT_SW | VOFF_FEAT_HIDDEN)                                   \
 	X(GSO_UDP_L4, 33, "tx-udp-segmentation", VOFF_FEAT_SW)               \
 	X(GSO_FRAGLIST, 34, "tx-gso-list", VOFF_FEAT_SW)                     \
 	X(GSO_ACCECN, 36, "tx-tcp-accecn-segmentation", VOFF_FEAT_SW)        \
@@ -239,7 +240,7 @@ enum {
 /* Every defined feature bit. */
 uint64_t voff_feat_all(void);
 
-/* ---- names ---------------------------------------------------------------- */
+/* ---- names --------------------------------------------------------------- */
 
 /**
  * voff_feat_name() - ethtool name of a feature
@@ -268,7 +269,7 @@ bool voff_feat_has_sw(enum voff_feat_id id);
  */
 int voff_feat_lookup(const char *name, uint64_t *out);
 
-/* ---- rules ---------------------------------------------------------------- */
+/* ---- rules --------------------------------------------------------------- */
 
 /**
  * voff_feat_fix() - apply the kernel's dependency rules (MODEL.md §1.2)
@@ -325,7 +326,7 @@ uint64_t voff_feat_increment(uint64_t all, uint64_t one, uint64_t mask);
  */
 uint64_t voff_feat_intersect(uint64_t a, uint64_t b);
 
-/* ---- device state --------------------------------------------------------- */
+/* ---- device state -------------------------------------------------------- */
 
 /**
  * struct voff_feat_dev - feature state of one device
@@ -348,7 +349,7 @@ struct voff_feat_dev {
 /** enum voff_feat_profile - built-in starting states of known devices */
 enum voff_feat_profile {
 	VOFF_FEAT_PROFILE_VETH,	   /* a fresh veth (6.18) */
-	VOFF_FEAT_PROFILE_TAP,	   /* a TAP with IFF_VNET_HDR, TUNSETOFFLOAD 0 */
+	VOFF_FEAT_PROFILE_TAP,	   /* a TAP after TUNSETOFFLOAD 0 */
 	VOFF_FEAT_PROFILE_BRIDGE,  /* a bridge without ports */
 	VOFF_FEAT_PROFILE_MACVLAN, /* a macvlan before its lower is applied */
 	VOFF_FEAT_PROFILE_VLAN,	   /* an 802.1Q device before its lower */
@@ -481,7 +482,7 @@ uint64_t voff_feat_dev_sync_lower(const struct voff_feat_dev *upper,
 uint64_t voff_feat_dev_update_vlan(struct voff_feat_dev *vlan,
 				   const struct voff_feat_dev *lower);
 
-/* ---- ethtool -k / -K text ------------------------------------------------- */
+/* ---- ethtool -k / -K text ------------------------------------------------ */
 
 /**
  * voff_feat_print() - print a device's features as `ethtool -k` does
@@ -583,7 +584,7 @@ int voff_feat_parse_ethtool(const char *text, struct voff_feat_dev *dev,
 int voff_feat_parse_requests(char *const *argv, int argc, uint64_t *mask,
 			     uint64_t *on, int *bad);
 
-/* ---- limits (MODEL.md §2) ------------------------------------------------- */
+/* ---- limits (MODEL.md §2) ------------------------------------------------ */
 
 #define VOFF_GSO_LEGACY_MAX_SIZE 65536u	/* 64 KiB: set the IPv4 variant too */
 #define VOFF_GSO_MAX_SIZE 524280u	/* 8 * 65535: BIG TCP ceiling */
@@ -713,7 +714,7 @@ void voff_limits_aggregate(struct voff_limits *upper,
  */
 int voff_limits_validate(const struct voff_limits *l);
 
-/* ---- TUN/TAP and AF_PACKET (MODEL.md §5) ---------------------------------- */
+/* ---- TUN/TAP and AF_PACKET (MODEL.md §5) --------------------------------- */
 
 #define VOFF_TUN_F_CSUM 0x01
 #define VOFF_TUN_F_TSO4 0x02
@@ -771,7 +772,7 @@ unsigned int voff_feat_to_tun(uint64_t features);
  */
 int voff_feat_tap_apply(struct voff_feat_dev *tap, unsigned int flags);
 
-/** voff_tun_hdr_len_is_valid() - whether TUNSETVNETHDRSZ accepts @len (≥10) */
+/** voff_tun_hdr_len_is_valid() - whether TUNSETVNETHDRSZ takes @len (≥10) */
 bool voff_tun_hdr_len_is_valid(int len);
 
 /**

@@ -37,8 +37,8 @@ _Static_assert(VOFF_F_TSO_MANGLEID ==
 	       "MANGLEID must be FIXEDID shifted");
 _Static_assert(VOFF_F_TSO6 == (uint64_t)VOFF_GSO_TCPV6 << VOFF_FEAT_GSO_SHIFT,
 	       "TSO6 must be TCPV6 shifted");
-_Static_assert(VOFF_F_GSO_UDP_TUNNEL_CSUM ==
-		       (uint64_t)VOFF_GSO_UDP_TUNNEL_CSUM << VOFF_FEAT_GSO_SHIFT,
+_Static_assert(VOFF_F_GSO_UDP_TUNNEL_CSUM == ((uint64_t)VOFF_GSO_UDP_TUNNEL_CSUM
+					     << VOFF_FEAT_GSO_SHIFT),
 	       "UDP tunnel bits must line up");
 _Static_assert(VOFF_F_GSO_UDP_L4 ==
 		       (uint64_t)VOFF_GSO_UDP_L4 << VOFF_FEAT_GSO_SHIFT,
@@ -179,7 +179,7 @@ uint64_t voff_feat_intersect(uint64_t a, uint64_t b)
 	return a & b;
 }
 
-/* ---- device state --------------------------------------------------------- */
+/* ---- device state -------------------------------------------------------- */
 
 /* What the kernel hands a driver's fix function: fixed bits + requests. */
 static uint64_t wanted_input(const struct voff_feat_dev *d)

@@ -175,7 +175,8 @@ int voff_feat_print(FILE *f, const char *ifname,
 		const struct voff_feat_line *l = &lines[i];
 
 		if (l->id < 0)
-			snprintf(st, sizeof(st), "%s", l->active ? "on" : "off");
+			snprintf(st, sizeof(st), "%s",
+				 l->active ? "on" : "off");
 		else
 			voff_feat_format_one(dev, l->id, st, sizeof(st));
 		fprintf(f, "%s%s: %s\n", l->member ? "\t" : "", l->name, st);

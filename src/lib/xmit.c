@@ -107,7 +107,8 @@ static void gso_checks(struct walk *w, const struct voff_pkt *pkt,
 	if (!(type & VOFF_GSO_PARTIAL))
 		narrow(w, w->f & ~dev->gso_partial, VOFF_XMIT_R_GSO_PARTIAL);
 	if ((type & VOFF_GSO_TCPV4) && !(info->flags & VOFF_XMIT_I_DF))
-		narrow(w, w->f & ~VOFF_F_TSO_MANGLEID, VOFF_XMIT_R_GSO_MANGLEID);
+		narrow(w, w->f & ~VOFF_F_TSO_MANGLEID,
+		       VOFF_XMIT_R_GSO_MANGLEID);
 	if ((w->f & VOFF_F_IPV6_CSUM) && (info->flags & VOFF_XMIT_I_IPV6_EXT) &&
 	    ((type & VOFF_GSO_TCPV6) ||
 	     ((type & VOFF_GSO_UDP_L4) && info->l3_proto == 6)))
@@ -193,7 +194,8 @@ static int decide(const struct voff_pkt *pkt,
 		return decide_plain(pkt, info, w.f, out);
 
 	/* netif_needs_gso() */
-	csum_ok = pkt->csum == VOFF_CSUM_PARTIAL || pkt->csum == VOFF_CSUM_VALID;
+	csum_ok = pkt->csum == VOFF_CSUM_PARTIAL ||
+		  pkt->csum == VOFF_CSUM_VALID;
 	/*
 	 * TCP's GSO makes the checksum partial and then, like for DODGY,
 	 * hands the packet back whole when the device can take it.

@@ -246,8 +246,8 @@ static json_object *feat_json(const char *ifname,
 		json_object *f = json_object_new_object();
 		bool grp = lines[i].id < 0;
 
-		json_object_object_add(f, "active",
-				       json_object_new_boolean(lines[i].active));
+		json_object_object_add(f, "active", json_object_new_boolean(
+							  lines[i].active));
 		json_object_object_add(f, "fixed", grp ? NULL :
 				       json_object_new_boolean(lines[i].fixed));
 		json_object_object_add(f, "requested", grp ? NULL :

@@ -30,7 +30,10 @@ for t in ip ethtool cc; do
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${VOFF_BUILD:-}
-[[ -f $build/libvoff.a ]] || { echo "skip: \$VOFF_BUILD has no libvoff.a"; exit 77; }
+if [[ ! -f $build/libvoff.a ]]; then
+	echo "skip: \$VOFF_BUILD has no libvoff.a"
+	exit 77
+fi
 
 NS=voff-xmit-$$
 TMP=$(mktemp -d)
@@ -44,9 +47,12 @@ san=()
 if grep -q '^VOFF_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
 	san=("-fsanitize=address,undefined")
 fi
-cc -std=c11 -D_GNU_SOURCE -O1 "${san[@]}" -I"$root/include" \
+if ! cc -std=c11 -D_GNU_SOURCE -O1 "${san[@]}" -I"$root/include" \
 	"$root/tests/integ/xmit_oracle_helper.c" "$build/libvoff.a" \
-	-lpcap -lmnl -o "$TMP/helper" || { echo "helper does not build"; exit 1; }
+	-lpcap -lmnl -o "$TMP/helper"; then
+	echo "the helper does not build"
+	exit 1
+fi
 
 ip netns add "$NS" || { echo "skip: cannot create a netns"; exit 77; }
 nsx() { ip netns exec "$NS" "$@"; }
@@ -68,10 +74,12 @@ run() {
 	nsx ethtool -k va >"$TMP/feat"
 	if out=$(nsx "$TMP/helper" va vb "$TMP/feat" "$size" "$segs" \
 		"$payload" "$mss" "$csum" "$proto"); then
-		echo "ok: $proto '$req' size $size segs $segs payload $payload: $out"
+		echo "ok: $proto '$req' size $size segs $segs" \
+			"payload $payload: $out"
 		pass=$((pass + 1))
 	else
-		echo "MISMATCH: $proto '$req' size $size segs $segs payload $payload" \
+		echo "MISMATCH: $proto '$req' size $size segs $segs" \
+			"payload $payload" \
 			"mss $mss $csum: $out"
 		fail=$((fail + 1))
 	fi

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * xmit_oracle_helper.c - built and run by xmit_oracle.sh: sends one TCP or
- * UDP (USO) super-packet with a virtio_net_hdr through AF_PACKET on one end of a veth,
- * counts what arrives on the other end, and prints it next to
+ * UDP (USO) super-packet with a virtio_net_hdr through AF_PACKET on one end
+ * of a veth, counts what arrives on the other end, and prints it next to
  * voff_xmit_decide()'s verdict for the same packet and the sending veth's
  * features and limits.
  *

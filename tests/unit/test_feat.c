@@ -3,8 +3,8 @@
  * test_feat.c - the feature model: dependency rules (MODEL.md §1.2),
  * aggregation (§1.3), stacked devices (§1.4), ethtool text, TUN flags (§5)
  *
- * Oracle data: the files in tests/data/ethtool/ are `ethtool -k` outputs captured
- * on this project's 6.18.44 machines (veth, TAP before and after
+ * Oracle data: the files in tests/data/ethtool/ are `ethtool -k` output
+ * captured on this project's 6.18.44 machines (veth, TAP before and after
  * TUNSETOFFLOAD 0x1ff, bridge without and with a veth port, macvlan over a
  * veth with and without its offloads).  voff must print them byte for byte
  * from its own model.
@@ -90,7 +90,8 @@ static void t_table_bits_unique(void)
 	}
 	CHECK_EQ(seen, voff_feat_all());
 	CHECK(voff_feat_name(VOFF_FEAT__COUNT) == NULL);
-	CHECK_STR_EQ(voff_feat_name(VOFF_FEAT_HW_CSUM), "tx-checksum-ip-generic");
+	CHECK_STR_EQ(voff_feat_name(VOFF_FEAT_HW_CSUM),
+		     "tx-checksum-ip-generic");
 	CHECK(voff_feat_has_sw(VOFF_FEAT_TSO));
 	CHECK(!voff_feat_has_sw(VOFF_FEAT_LRO));
 }
@@ -108,8 +109,8 @@ static void t_gso_ok(void)
 		{ VOFF_F_TSO6, VOFF_GSO_TCPV4, false, "TSO6 is not TSO" },
 		{ VOFF_F_TSO, VOFF_GSO_TCPV4 | VOFF_GSO_TCP_ECN, false,
 		  "ECN needs TSO_ECN" },
-		{ VOFF_F_TSO | VOFF_F_TSO_ECN, VOFF_GSO_TCPV4 | VOFF_GSO_TCP_ECN,
-		  true, "TSO+ECN" },
+		{ VOFF_F_TSO | VOFF_F_TSO_ECN,
+		  VOFF_GSO_TCPV4 | VOFF_GSO_TCP_ECN, true, "TSO+ECN" },
 		{ VOFF_F_TSO, VOFF_GSO_TCPV4 | VOFF_GSO_DODGY, false,
 		  "DODGY needs GSO_ROBUST" },
 		{ VOFF_F_TSO | VOFF_F_GSO_ROBUST,
@@ -119,8 +120,8 @@ static void t_gso_ok(void)
 		{ VOFF_F_TSO | VOFF_F_TSO_MANGLEID,
 		  VOFF_GSO_TCPV4 | VOFF_GSO_TCP_FIXEDID_INNER, true,
 		  "FIXEDID_INNER needs MANGLEID (no bit of its own)" },
-		{ VOFF_F_TSO, VOFF_GSO_TCPV4 | VOFF_GSO_TCP_FIXEDID_INNER, false,
-		  "FIXEDID_INNER without MANGLEID" },
+		{ VOFF_F_TSO, VOFF_GSO_TCPV4 | VOFF_GSO_TCP_FIXEDID_INNER,
+		  false, "FIXEDID_INNER without MANGLEID" },
 		{ VOFF_F_GSO_UDP_L4, VOFF_GSO_UDP_L4, true, "USO" },
 		{ VOFF_F_GSO_UDP, VOFF_GSO_UDP, true, "UFO" },
 		{ VOFF_F_GSO_UDP_L4 | VOFF_F_GSO_UDP_TUNNEL,
@@ -186,7 +187,8 @@ static void t_fix_rules(void)
 		  "§1.2 rule 6: partial feature with GSO_PARTIAL" },
 		{ VOFF_F_GRO_HW, 0, 0, "§1.2 rule 7: GRO_HW needs RXCSUM" },
 		{ VOFF_F_GRO_HW | VOFF_F_RXCSUM | VOFF_F_LRO, 0,
-		  VOFF_F_GRO_HW | VOFF_F_RXCSUM, "§1.2 rule 7: GRO_HW drops LRO" },
+		  VOFF_F_GRO_HW | VOFF_F_RXCSUM,
+		  "§1.2 rule 7: GRO_HW drops LRO" },
 		{ VOFF_F_RXFCS | VOFF_F_RXCSUM | VOFF_F_LRO | VOFF_F_GRO_HW, 0,
 		  VOFF_F_RXFCS | VOFF_F_RXCSUM,
 		  "§1.2 rule 7: RXFCS drops LRO and GRO_HW" },
@@ -225,7 +227,8 @@ static void t_fix_random(void)
 		CHECK(!((f & VOFF_F_ALL_TSO) && !(f & SG)));
 		CHECK(!((f & GSO) && !(f & SG)));
 		CHECK(!((f & MID) && !(f & TSO)));
-		CHECK(!((f & USO) && !(f & HW) && (f & (IP4 | IP6)) != (IP4 | IP6)));
+		CHECK(!((f & USO) && !(f & HW) &&
+			(f & (IP4 | IP6)) != (IP4 | IP6)));
 	}
 }
 
@@ -479,7 +482,8 @@ static void t_macvlan_captures(void)
 	voff_feat_dev_update_macvlan(&mv, veth.active);
 	check_text(print("mv0", &mv), slurp("macvlan-veth-off.txt"));
 	/* Always on, although the lower device has none of it. */
-	CHECK_EQ(mv.active & VOFF_F_MACVLAN_ALWAYS_ON, VOFF_F_MACVLAN_ALWAYS_ON);
+	CHECK_EQ(mv.active & VOFF_F_MACVLAN_ALWAYS_ON,
+		 VOFF_F_MACVLAN_ALWAYS_ON);
 	/* GSO follows the lower device. */
 	CHECK_EQ(mv.active & GSO, 0);
 }
@@ -588,7 +592,8 @@ static void t_tun_pairs(void)
 		{ 0x41, -EINVAL, 0, "USO6 alone" },
 		{ 0x61, 0, HW | USO, "USO4+USO6 -> tx-udp-segmentation" },
 		{ 0x81, -EINVAL, 0, "UDP tunnel without an inner type" },
-		{ 0x83, 0, HW | TSO | VOFF_F_GSO_UDP_TUNNEL, "tunnel over TSO" },
+		{ 0x83, 0, HW | TSO | VOFF_F_GSO_UDP_TUNNEL,
+		  "tunnel over TSO" },
 		{ 0x103, -EINVAL, 0, "tunnel csum without tunnel" },
 		{ 0x1e1, 0, HW | USO | VOFF_F_GSO_UDP_TUNNEL |
 				    VOFF_F_GSO_UDP_TUNNEL_CSUM,

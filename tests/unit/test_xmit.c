@@ -55,7 +55,8 @@ static void make_dev(enum dev_kind k, struct voff_feat_dev *d,
 		CHECK_OK(voff_feat_tap_apply(d, 0x3));
 		break;
 	case D_IPCSUM:
-		d->active = d->vlan = d->enc = IP4 | IP6 | SG | TSO | TSO6 | USO;
+		d->active = IP4 | IP6 | SG | TSO | TSO6 | USO;
+		d->vlan = d->enc = d->active;
 		break;
 	case D_IP4ONLY:
 		d->active = d->vlan = d->enc = IP4 | SG | TSO | TSO6;
