@@ -13,6 +13,7 @@
 #include <voff/xmit.h>
 
 #include "check.h"
+#include "frames.h"
 
 #define SG VOFF_F_SG
 #define HW VOFF_F_HW_CSUM
@@ -454,6 +455,103 @@ static void t_info_from_parsed(void)
 	CHECK_EQ(voff_xmit_info_from_parsed(&p, &ps, &info), -EINVAL);
 }
 
+/*
+ * The parser and the decision together on built frames: the facts the
+ * rules need (DF, extension headers, tags, tunnels) come out of real
+ * headers, and the verdicts follow.
+ */
+static void t_parsed_frames(void)
+{
+	static uint8_t buf[4096];
+	struct voff_feat_dev ipcsum, veth;
+	struct voff_limits l;
+	struct voff_xmit_info info;
+	struct voff_xmit_result res;
+	struct voff_parsed ps;
+	struct voff_pkt p;
+	struct tf b;
+	size_t len;
+
+	voff_limits_init(&l);
+	CHECK_OK(voff_feat_dev_init(&veth, VOFF_FEAT_PROFILE_VETH));
+	ipcsum = veth;
+	ipcsum.active = ipcsum.vlan = ipcsum.enc =
+		IP4 | IP6 | SG | TSO | TSO6 | VOFF_F_TSO_MANGLEID;
+
+	/* IPv6 + destination options + TCP: TSO6 lost with IPV6_CSUM. */
+	tf_init(&b, buf, sizeof(buf));
+	tf_eth(&b);
+	tf_ipv6(&b, &(struct tf_ip){ 0 });
+	tf_ipv6_ext(&b, TF_EXT_DSTOPTS, 8);
+	tf_tcp(&b, &(struct tf_l4){ .flags = TF_ACK });
+	tf_payload(&b, 3000, 1);
+	len = tf_finish(&b);
+	CHECK_GT(len, 0);
+	CHECK_OK(voff_pkt_init_ext(&p, buf, sizeof(buf), 0, (uint32_t)len));
+	CHECK_OK(voff_pkt_parse(&p, VOFF_PARSE_ETH, &ps));
+	p.gso_type = VOFF_GSO_TCPV6;
+	p.gso_size = 1000;
+	p.csum = VOFF_CSUM_PARTIAL;
+	p.csum_start = ps.l4_off;
+	p.csum_offset = 16;
+	CHECK_OK(voff_xmit_info_from_parsed(&p, &ps, &info));
+	CHECK_EQ(info.flags, VOFF_XMIT_I_IPV6_EXT);
+	CHECK_EQ(info.hdr_len, 14 + 40 + 8 + 20);
+	voff_xmit_decide(&p, &info, &ipcsum, &l, 0, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_SEGMENT);
+	CHECK_EQ(res.reason, VOFF_XMIT_R_GSO_IPV6_EXT);
+	voff_xmit_decide(&p, &info, &veth, &l, 0, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_PASS_GSO);
+
+	/* 802.1Q + IPv4 without DF + TCP asking for fixed IDs. */
+	tf_init(&b, buf, sizeof(buf));
+	tf_eth(&b);
+	tf_vlan(&b, TF_TPID_8021Q, 10);
+	tf_ipv4(&b, &(struct tf_ip){ .df = false });
+	tf_tcp(&b, &(struct tf_l4){ .flags = TF_ACK });
+	tf_payload(&b, 3000, 2);
+	len = tf_finish(&b);
+	CHECK_OK(voff_pkt_init_ext(&p, buf, sizeof(buf), 0, (uint32_t)len));
+	CHECK_OK(voff_pkt_parse(&p, VOFF_PARSE_ETH, &ps));
+	p.gso_type = VOFF_GSO_TCPV4 | VOFF_GSO_TCP_FIXEDID;
+	p.gso_size = 1000;
+	p.csum = VOFF_CSUM_PARTIAL;
+	p.csum_start = ps.l4_off;
+	p.csum_offset = 16;
+	CHECK_OK(voff_xmit_info_from_parsed(&p, &ps, &info));
+	CHECK_EQ(info.flags, VOFF_XMIT_I_VLAN);
+	voff_xmit_decide(&p, &info, &veth, &l, 0, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_SEGMENT);
+	CHECK_EQ(res.reason, VOFF_XMIT_R_GSO_MANGLEID);
+
+	/* VXLAN over IPv4 carrying TCP over IPv4 with DF: encapsulated. */
+	tf_init(&b, buf, sizeof(buf));
+	tf_eth(&b);
+	tf_ipv4(&b, &(struct tf_ip){ .df = true });
+	tf_udp(&b, &(struct tf_l4){ 0 });
+	tf_vxlan(&b, 42);
+	tf_eth(&b);
+	tf_ipv4(&b, &(struct tf_ip){ .df = true });
+	tf_tcp(&b, &(struct tf_l4){ .flags = TF_ACK });
+	tf_payload(&b, 3000, 3);
+	len = tf_finish(&b);
+	CHECK_OK(voff_pkt_init_ext(&p, buf, sizeof(buf), 0, (uint32_t)len));
+	CHECK_OK(voff_pkt_parse(&p, VOFF_PARSE_ETH, &ps));
+	p.gso_type = VOFF_GSO_TCPV4 | VOFF_GSO_UDP_TUNNEL;
+	p.gso_size = 1000;
+	p.csum = VOFF_CSUM_PARTIAL;
+	p.csum_start = ps.inner_l4_off;
+	p.csum_offset = 16;
+	CHECK_OK(voff_xmit_info_from_parsed(&p, &ps, &info));
+	CHECK_EQ(info.flags, VOFF_XMIT_I_ENCAP | VOFF_XMIT_I_DF);
+	CHECK_EQ(info.hdr_len, 14 + 20 + 8 + 8 + 14 + 20 + 20);
+	voff_xmit_decide(&p, &info, &veth, &l, 0, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_PASS_GSO);
+	voff_xmit_decide(&p, &info, &ipcsum, &l, 0, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_SEGMENT);
+	CHECK_EQ(res.reason, VOFF_XMIT_R_GSO_TYPE);
+}
+
 CHECK_MAIN(CHECK_TEST(t_table), CHECK_TEST(t_macvlan_defers),
 	   CHECK_TEST(t_random), CHECK_TEST(t_names),
-	   CHECK_TEST(t_info_from_parsed))
+	   CHECK_TEST(t_info_from_parsed), CHECK_TEST(t_parsed_frames))
