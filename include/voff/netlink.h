@@ -19,6 +19,7 @@
 #define VOFF_NETLINK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <voff/port.h>
 
@@ -96,6 +97,18 @@ int voff_netlink_features(const char *netns, const char *ifname,
 			  int (*cb)(const char *name, bool active,
 				    bool changeable, void *arg),
 			  void *arg);
+
+/**
+ * voff_netlink_feat_active() - an interface's active ethtool features
+ * @netns:	namespace name, or NULL
+ * @ifname:	interface name
+ * @out:	receives them as VOFF_F_* bits (feat.h); names feat.h does not
+ *		know are skipped
+ *
+ * Return: 0 or a negative errno (*@out untouched).
+ */
+int voff_netlink_feat_active(const char *netns, const char *ifname,
+			     uint64_t *out);
 
 #ifdef __cplusplus
 }

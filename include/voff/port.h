@@ -213,6 +213,9 @@ struct voff_port_cfg {
  * @tx_off:	VOFF_PORT_OFF_* offloads frames sent to the port may carry
  * @want:	what the configuration asked for
  * @refused:	wanted bits the kernel refused (want & ~rx_off)
+ * @features:	feat.h VOFF_F_* bits: a kernel device's active ethtool
+ *		features as read at open (a TAP's follow TUNSETOFFLOAD);
+ *		for ports without a device, @rx_off in the feature model
  * @vnet_hdr_len: bytes of virtio_net_hdr in front of each frame, 0 = none
  * @l3:		true for ports whose frames start at the IP header (TUN)
  * @limits:	the device's limits as last read
@@ -226,6 +229,7 @@ struct voff_port_info {
 	unsigned int tx_off;
 	unsigned int want;
 	unsigned int refused;
+	uint64_t features;
 	unsigned int vnet_hdr_len;
 	bool l3;
 	struct voff_port_limits limits;

@@ -26,6 +26,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 
+#include <voff/feat.h>
 #include <voff/netlink.h>
 
 #include "port_int.h"
@@ -411,4 +412,27 @@ int voff_netlink_feature(const char *netns, const char *ifname,
 	if (err < 0)
 		return err;
 	return f.active;
+}
+
+static int active_cb(const char *name, bool active, bool changeable,
+		     void *arg)
+{
+	uint64_t *set = arg, bits;
+
+	(void)changeable;
+	if (active && !voff_feat_lookup(name, &bits))
+		*set |= bits;
+	return 0;
+}
+
+int voff_netlink_feat_active(const char *netns, const char *ifname,
+			     uint64_t *out)
+{
+	uint64_t set = 0;
+	int err = voff_netlink_features(netns, ifname, active_cb, &set);
+
+	if (err)
+		return err;
+	*out = set;
+	return 0;
 }

@@ -8,9 +8,8 @@
  * frames; everything a port promises its caller is checked here, once.
  *
  * Frames cross with a virtio_net_hdr encoded and validated by vnet.h
- * (one call site each way: voff__port_vnet_pull/push).  Offload sets follow
- * the rules of TUNSETOFFLOAD in rules_accept(), until feat.h's model of
- * them is in main.
+ * (one call site each way: voff__port_vnet_pull/push), and offload sets
+ * follow feat.h's model of TUNSETOFFLOAD (one call site: rules_accept()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include <voff/err.h>
+#include <voff/feat.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
@@ -526,10 +526,23 @@ int voff_port_tx(struct voff_port *port, struct voff_batch *b)
 /* ---- offloads <-> TUN flags ---------------------------------------------- */
 
 /*
- * VOFF_PORT_OFF_* bits are defined with the TUN_F_* values, so the mapping
- * is the identity today; it stays a function so that the feature model of
- * feat.h can take its place without touching the backends.
+ * VOFF_PORT_OFF_* bits have the TUN_F_* values feat.h names, so the mapping
+ * is the identity; the asserts keep it so, and the functions keep it in one
+ * place.
  */
+_Static_assert(VOFF_PORT_OFF_CSUM == VOFF_TUN_F_CSUM &&
+		       VOFF_PORT_OFF_TSO4 == VOFF_TUN_F_TSO4 &&
+		       VOFF_PORT_OFF_TSO6 == VOFF_TUN_F_TSO6 &&
+		       VOFF_PORT_OFF_TSO_ECN == VOFF_TUN_F_TSO_ECN &&
+		       VOFF_PORT_OFF_UFO == VOFF_TUN_F_UFO &&
+		       VOFF_PORT_OFF_USO4 == VOFF_TUN_F_USO4 &&
+		       VOFF_PORT_OFF_USO6 == VOFF_TUN_F_USO6 &&
+		       VOFF_PORT_OFF_UDP_TNL == VOFF_TUN_F_UDP_TUNNEL_GSO &&
+		       VOFF_PORT_OFF_UDP_TNL_CSUM ==
+			       VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM &&
+		       VOFF_PORT_OFF_ALL == VOFF_TUN_F_ALL,
+	       "port offload bits are the TUN_F_* flags");
+
 unsigned int voff__port_off_to_tun(unsigned int off)
 {
 	return off & VOFF_PORT_OFF_ALL;
@@ -569,25 +582,13 @@ int voff__port_off_probe(unsigned int want,
 	return -EINVAL;	/* not even the empty set */
 }
 
-/* TUNSETOFFLOAD's rules (MODEL.md section 5), as a probe would meet them. */
+/* TUNSETOFFLOAD's rules, as feat.h models them, judging a probe. */
 static int rules_accept(unsigned int off, void *ctx)
 {
-	const unsigned int uso = VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
-	const unsigned int tso = VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6;
+	uint64_t f;
 
 	(void)ctx;
-	if (off & ~VOFF_PORT_OFF_ALL)
-		return -EINVAL;
-	if (off && !(off & VOFF_PORT_OFF_CSUM))
-		return -EINVAL;
-	if ((off & VOFF_PORT_OFF_TSO_ECN) && !(off & tso))
-		return -EINVAL;
-	if ((off & uso) && (off & uso) != uso)
-		return -EINVAL;
-	if ((off & VOFF_PORT_OFF_UDP_TNL_CSUM) &&
-	    !(off & VOFF_PORT_OFF_UDP_TNL))
-		return -EINVAL;
-	return 0;
+	return voff_feat_from_tun(voff__port_off_to_tun(off), &f);
 }
 
 unsigned int voff__port_off_fix(unsigned int off)
@@ -621,6 +622,13 @@ void voff__port_vnet_init(struct voff_port *port)
 	port->vnet_rx = c;
 	c.dir = VOFF_VNET_TX;
 	port->vnet_tx = c;
+	/* A kernel device's own features; otherwise the model's view. */
+	if (port->info.ifindex &&
+	    !voff_netlink_feat_active(port->netns, port->info.name,
+				      &port->info.features))
+		return;
+	voff_feat_from_tun(voff__port_off_to_tun(port->info.rx_off),
+			   &port->info.features);
 }
 
 int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt)

@@ -136,7 +136,10 @@ int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
  * port by voff__port_vnet_init().
  */
 
-/** voff__port_vnet_init() - set the codec configuration from port->info */
+/**
+ * voff__port_vnet_init() - set the codec configuration from port->info,
+ * and info.features (the device's ethtool features, or the model's)
+ */
 void voff__port_vnet_init(struct voff_port *port);
 
 /**
@@ -181,8 +184,9 @@ int voff__port_off_probe(unsigned int want,
 /**
  * voff__port_off_fix() - apply the kernel's pairing rules to a wanted set
  *
- * As the kernel's TUNSETOFFLOAD: nothing without CSUM; TSO_ECN needs TSO4
- * or TSO6; USO4 and USO6 only come together; UDP_TNL_CSUM needs UDP_TNL.
+ * As the kernel's TUNSETOFFLOAD, modelled by voff_feat_from_tun() (feat.h):
+ * nothing without CSUM; TSO_ECN needs TSO4 or TSO6; USO4 and USO6 only
+ * come together; a UDP tunnel needs an inner type, its CSUM the tunnel.
  *
  * Return: the largest subset of @off that obeys them.
  */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <voff/err.h>
+#include <voff/feat.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
 
@@ -484,6 +485,8 @@ static void t_negotiation_follows_pairing_rules(void)
 		CHECK_EQ(in.refused, cases[i].want & ~cases[i].got);
 		CHECK_EQ(in.vnet_hdr_len, 10);
 		CHECK_EQ(in.kind, VOFF_PORT_MEM);
+		CHECK_EQ(in.features & VOFF_F_TSO,
+			 in.rx_off & VOFF_PORT_OFF_TSO4 ? VOFF_F_TSO : 0);
 		CHECK_EQ(voff_port_fd(b), -1);
 		voff_port_close(a);
 		voff_port_close(b);

@@ -19,6 +19,7 @@
 
 #include <voff/csum.h>
 #include <voff/err.h>
+#include <voff/feat.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
@@ -71,6 +72,7 @@ static void t_super_frames_received_whole(void)
 	CHECK_EQ(voff_netlink_feature(ns_a, "va", "tx-tcp-segmentation"), 1);
 	f.p[0] = open_packet(ns_b, "vb", 0);
 	voff_port_info(f.p[0], &in);
+	CHECK(in.features & VOFF_F_TSO);	/* vb's own, read by ethtool */
 	CHECK_EQ(in.vnet_hdr_len, 10);
 	CHECK_GT(in.ifindex, 0);
 	CHECK_EQ(in.limits.mtu, 1500);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include <voff/err.h>
+#include <voff/feat.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
@@ -378,6 +379,14 @@ static void t_offload_probe_keeps_largest_subset(void)
 					      "tx-checksum-ip-generic"), 1);
 		CHECK_EQ(voff_netlink_feature(NULL, "vprobe", "no-such-thing"),
 			 -ENOENT);
+		{
+			struct voff_port_info in;
+
+			voff_port_info(p, &in);
+			CHECK(in.features & VOFF_F_TSO);
+			CHECK(in.features & VOFF_F_HW_CSUM);
+			CHECK(!(in.features & VOFF_F_TSO6));
+		}
 		voff_port_close(p);
 	}
 }
