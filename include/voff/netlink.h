@@ -41,7 +41,7 @@ extern "C" {
  */
 int voff_netlink_get_limits(const char *netns, const char *ifname,
 			    unsigned int *ifindex,
-			    struct voff_port_limits *out);
+			    struct voff_limits *out);
 
 /**
  * voff_netlink_set_limits() - set an interface's MTU and GSO/GRO limits
@@ -59,7 +59,7 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
  * another negative errno.
  */
 int voff_netlink_set_limits(const char *netns, const char *ifname,
-			    const struct voff_port_limits *lim);
+			    const struct voff_limits *lim);
 
 /**
  * voff_netlink_set_up() - set an interface's administrative state

@@ -58,6 +58,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <voff/feat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -129,31 +131,13 @@ const char *voff_port_off_name(unsigned int bit);
  */
 int voff_port_off_format(unsigned int set, char *buf, size_t len);
 
-/**
- * struct voff_port_limits - size limits of a port's device
- * @mtu:	largest plain frame's L3 size (IFLA_MTU)
- * @gso_max_size: largest super-packet the device's senders build
- * @gso_max_segs: most segments in such a super-packet
- * @tso_max_size: ceiling the driver puts on @gso_max_size (read only)
- * @tso_max_segs: ceiling the driver puts on @gso_max_segs (read only)
- * @gro_max_size: largest packet GRO builds on the device's receive side
- * @gso_ipv4_max_size: @gso_max_size for IPv4 (6.3+; setting
- *		@gso_max_size at or below 64 KiB sets this one too)
- * @gro_ipv4_max_size: @gro_max_size for IPv4 (6.3+; likewise)
- *
- * In a configuration, 0 means "leave as it is".  Reading a kernel device
- * reports 0 for attributes the kernel does not have.
+/*
+ * A port's limits are a struct voff_limits (feat.h): mtu, gso_max_size,
+ * gso_max_segs, tso_max_size, tso_max_segs (read only), gro_max_size and
+ * the IPv4 variants, the same type voff_xmit_decide() takes for an egress.
+ * In a configuration 0 means "leave as it is"; read from a kernel device,
+ * 0 means the kernel lacks the attribute.
  */
-struct voff_port_limits {
-	uint32_t mtu;
-	uint32_t gso_max_size;
-	uint32_t gso_max_segs;
-	uint32_t tso_max_size;
-	uint32_t tso_max_segs;
-	uint32_t gro_max_size;
-	uint32_t gso_ipv4_max_size;
-	uint32_t gro_ipv4_max_size;
-};
 
 /* Flags of struct voff_port_cfg.flags */
 #define VOFF_PORT_F_ATTACH (1u << 0)	/* TAP/TUN: the device must exist */
@@ -198,7 +182,7 @@ struct voff_port_cfg {
 	unsigned int flags;
 	unsigned int want;
 	unsigned int tx_off;
-	struct voff_port_limits limits;
+	struct voff_limits limits;
 	unsigned int vnet_hdr_len;
 	unsigned int ring;
 	unsigned int queues;
@@ -232,7 +216,7 @@ struct voff_port_info {
 	uint64_t features;
 	unsigned int vnet_hdr_len;
 	bool l3;
-	struct voff_port_limits limits;
+	struct voff_limits limits;
 	uint32_t tx_max_len;
 };
 
@@ -436,7 +420,7 @@ int voff_port_refresh_limits(struct voff_port *port);
  * Return: 0, or a negative errno (limits unchanged).
  */
 int voff_port_set_limits(struct voff_port *port,
-			 const struct voff_port_limits *lim);
+			 const struct voff_limits *lim);
 
 /** voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or "?" */
 const char *voff_port_kind_name(enum voff_port_kind kind);

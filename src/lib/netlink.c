@@ -110,13 +110,13 @@ static int nl_open(const char *netns, struct mnl_socket **out)
 }
 
 struct link_req {
-	struct voff_port_limits *lim;
+	struct voff_limits *lim;
 	unsigned int ifindex;
 };
 
 static int link_attr(const struct nlattr *a, void *data)
 {
-	struct voff_port_limits *lim = data;
+	struct voff_limits *lim = data;
 	uint32_t *dst = NULL;
 
 	switch (mnl_attr_get_type(a)) {
@@ -207,10 +207,10 @@ static int name_ok(const char *ifname)
 
 int voff_netlink_get_limits(const char *netns, const char *ifname,
 			    unsigned int *ifindex,
-			    struct voff_port_limits *out)
+			    struct voff_limits *out)
 {
 	char buf[NL_BUF] __attribute__((aligned(8)));
-	struct voff_port_limits lim = { 0 };
+	struct voff_limits lim = { 0 };
 	struct link_req req = { .lim = &lim };
 	struct mnl_socket *nl;
 	int err;
@@ -234,7 +234,7 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 }
 
 int voff_netlink_set_limits(const char *netns, const char *ifname,
-			    const struct voff_port_limits *lim)
+			    const struct voff_limits *lim)
 {
 	char buf[NL_BUF] __attribute__((aligned(8)));
 	struct mnl_socket *nl;

@@ -283,8 +283,8 @@ int voff_port_refresh_limits(struct voff_port *port)
 }
 
 /* Set @from's non-zero, settable values in @to. */
-static void limits_merge(struct voff_port_limits *to,
-			 const struct voff_port_limits *from)
+static void limits_merge(struct voff_limits *to,
+			 const struct voff_limits *from)
 {
 	if (from->mtu)
 		to->mtu = from->mtu;
@@ -301,7 +301,7 @@ static void limits_merge(struct voff_port_limits *to,
 }
 
 int voff_port_set_limits(struct voff_port *port,
-			 const struct voff_port_limits *lim)
+			 const struct voff_limits *lim)
 {
 	int err;
 

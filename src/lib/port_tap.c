@@ -102,7 +102,7 @@ out:
 static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 {
 	struct voff_port_info *in = &port->info;
-	const struct voff_port_limits *l = &cfg->limits;
+	const struct voff_limits *l = &cfg->limits;
 	int hs = (int)in->vnet_hdr_len;
 	int err;
 

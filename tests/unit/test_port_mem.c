@@ -345,7 +345,7 @@ static void t_limits_changed_at_run_time(void)
 	pkt = tcp4(pool, 9000, 0);
 	make_tso(pkt, 1000);
 	send1(a, pkt, 1);
-	CHECK_OK(voff_port_set_limits(a, &(struct voff_port_limits){
+	CHECK_OK(voff_port_set_limits(a, &(struct voff_limits){
 					     .gso_max_size = 8000,
 					     .gso_max_segs = 4 }));
 	voff_port_info(a, &in);

@@ -604,11 +604,11 @@ static void t_open_errors(void)
 	voff_port_close(p);
 	/* Attached, not created: the persistent device stays. */
 	CHECK_OK(voff_netlink_get_limits(NULL, "vpersist", NULL,
-					 &(struct voff_port_limits){ 0 }));
+					 &(struct voff_limits){ 0 }));
 	cfg.name = "vnone";
 	/* The device went with its descriptor. */
 	CHECK_EQ(voff_netlink_get_limits(NULL, "vnone", NULL,
-					 &(struct voff_port_limits){ 0 }),
+					 &(struct voff_limits){ 0 }),
 		 -ENODEV);
 }
 
@@ -654,18 +654,18 @@ static void t_multi_queue_ports(void)
 	CHECK_GE(seen, 2);	/* more than one queue carried frames */
 	voff_port_close(q[0]);
 	CHECK_OK(voff_netlink_get_limits(NULL, "vmq", NULL,
-					 &(struct voff_port_limits){ 0 }));
+					 &(struct voff_limits){ 0 }));
 	for (int i = 1; i < 4; i++)
 		voff_port_close(q[i]);
 	CHECK_EQ(voff_netlink_get_limits(NULL, "vmq", NULL,
-					 &(struct voff_port_limits){ 0 }),
+					 &(struct voff_limits){ 0 }),
 		 -ENODEV);
 	voff_pool_free(pool);
 }
 
 static void t_netlink_limits(void)
 {
-	struct voff_port_limits lim;
+	struct voff_limits lim;
 	unsigned int idx = 0;
 	struct voff_port *p;
 
@@ -677,7 +677,7 @@ static void t_netlink_limits(void)
 	CHECK_GT(lim.tso_max_segs, 0);
 	p = open_dev(VOFF_PORT_TAP, ns_a, "vlim", 0, 0);
 	CHECK_OK(voff_netlink_set_limits(ns_a, "vlim",
-					 &(struct voff_port_limits){
+					 &(struct voff_limits){
 						 .mtu = 9000,
 						 .gso_max_size = 32768,
 						 .gso_max_segs = 100,
@@ -708,13 +708,13 @@ static void t_netlink_limits(void)
 			  "ip -d link: %s", out);
 	}
 	CHECK_OK(voff_netlink_set_limits(ns_a, "vlim",
-					 &(struct voff_port_limits){
+					 &(struct voff_limits){
 						 .gso_ipv4_max_size = 20000 }));
 	CHECK_OK(voff_netlink_get_limits(ns_a, "vlim", NULL, &lim));
 	CHECK_EQ(lim.gso_ipv4_max_size, 20000);
 	CHECK_EQ(lim.gso_max_size, 32768);
 	/* Through the port, at run time. */
-	CHECK_OK(voff_port_set_limits(p, &(struct voff_port_limits){
+	CHECK_OK(voff_port_set_limits(p, &(struct voff_limits){
 						 .gso_max_segs = 200 }));
 	{
 		struct voff_port_info in;
@@ -725,7 +725,7 @@ static void t_netlink_limits(void)
 	}
 	/* Above the TAP's tso_max_size: the kernel says no, nothing moves. */
 	CHECK_EQ(voff_netlink_set_limits(ns_a, "vlim",
-					 &(struct voff_port_limits){
+					 &(struct voff_limits){
 						 .gso_max_size = 1 << 20 }),
 		 -EINVAL);
 	CHECK_OK(voff_netlink_get_limits(ns_a, "vlim", NULL, &lim));
