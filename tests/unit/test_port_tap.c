@@ -446,16 +446,20 @@ static void t_headers_the_kernel_refuses_are_never_written(void)
 
 /* A random frame: IPv4 or IPv6, TCP or UDP, 0..3000 payload bytes. */
 static size_t random_frame(uint8_t *buf, size_t cap, bool l3, bool *v6,
-			   bool *udp, size_t *l4)
+			   bool *udp, size_t *l4, bool *tagged)
 {
 	struct tf b;
 	size_t len;
+	bool vlan;
 
 	*v6 = check_rand() & 1;
 	*udp = check_rand() & 1;
 	tf_init(&b, buf, cap);
 	if (!l3)
 		tf_eth(&b);
+	vlan = !l3 && !(check_rand() & 3);
+	if (vlan)
+		tf_vlan(&b, TF_TPID_8021Q, 100);
 	if (*v6)
 		tf_ipv6(&b, &(struct tf_ip){ 0 });
 	else
@@ -468,7 +472,8 @@ static size_t random_frame(uint8_t *buf, size_t cap, bool l3, bool *v6,
 								 1 ? 12 : 0) });
 	tf_payload(&b, check_rand() % 3001, 0);
 	len = tf_finish(&b);
-	*l4 = (l3 ? 0 : 14) + (*v6 ? 40 : 20);
+	*l4 = (l3 ? 0 : 14) + (vlan ? 4 : 0) + (*v6 ? 40 : 20);
+	*tagged = vlan;
 	return len;
 }
 
@@ -524,16 +529,16 @@ static void differential(enum voff_port_kind kind)
 	static uint8_t buf[4096];
 	struct voff_pool *pool;
 	struct voff_port *p;
-	unsigned int accepted = 0, gso = 0;
+	unsigned int accepted = 0, gso = 0, vlan_gso = 0;
 	bool l3 = kind == VOFF_PORT_TUN;
 
 	p = open_dev(kind, NULL, "vdiff", VOFF_PORT_OFF_TCP, 0);
 	CHECK_OK(voff_pool_new(&pool, 2, 4096));
 	for (int i = 0; i < 3000; i++) {
 		struct voff_pkt *pkt;
-		bool v6, udp;
+		bool v6, udp, tagged;
 		size_t l4, len = random_frame(buf, sizeof(buf), l3, &v6, &udp,
-					      &l4);
+					      &l4, &tagged);
 
 		CHECK_OK(voff_pkt_alloc(pool, &pkt));
 		CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
@@ -549,13 +554,16 @@ static void differential(enum voff_port_kind kind)
 				  pkt->csum_start, pkt->csum_offset,
 				  pkt->gso_type, pkt->gso_size, len);
 			accepted++;
-			gso += voff_pkt_is_gso(pkt) && len - l4 > pkt->gso_size;
+			if (voff_pkt_is_gso(pkt) && len - l4 > pkt->gso_size) {
+				gso++;
+				vlan_gso += tagged;
+			}
 		}
 		voff_pkt_free(pkt);
 	}
 	fprintf(stderr, "%s: voff accepted %u of 3000 random headers "
-		"(%u super-packets), the kernel all of them\n",
-		voff_port_kind_name(kind), accepted, gso);
+		"(%u super-packets, %u VLAN-tagged), the kernel all of them\n",
+		voff_port_kind_name(kind), accepted, gso, vlan_gso);
 	CHECK_GT(accepted, 300);
 	CHECK_GT(gso, 50);
 	voff_port_close(p);
