@@ -422,6 +422,30 @@ int voff_port_refresh_limits(struct voff_port *port);
 int voff_port_set_limits(struct voff_port *port,
 			 const struct voff_limits *lim);
 
+/**
+ * voff_port_egress() - the port as an egress, for voff_xmit_decide()
+ * @port:	the port
+ * @dev:	receives what a send may carry, as feat.h features: SG,
+ *		HIGHDMA, GSO_ROBUST (every header is validated again on the
+ *		other side) and, by tx_off, HW_CSUM, TSO, TSO6, TSO_ECN,
+ *		GSO_UDP_L4 (both USO bits), GSO_UDP_TUNNEL(_CSUM); the same
+ *		for VLAN-tagged and encapsulated packets; after the kernel's
+ *		dependency rules (voff_feat_fix())
+ * @lim:	receives the limits a send is held to: for kernel ports the
+ *		kernel's defaults with the device's MTU (a write or a packet
+ *		socket send is segmented by the kernel where the device
+ *		needs it; the device's own gso_max_size is for its senders),
+ *		for memory and capture ports the port's limits over the
+ *		kernel's defaults (the IPv4 size follows gso_max_size unless
+ *		set)
+ *
+ * A port without a virtio_net_hdr takes plain frames only: SG and
+ * HIGHDMA, so every super-packet is segmented and every partial checksum
+ * completed before it.
+ */
+void voff_port_egress(const struct voff_port *port,
+		      struct voff_feat_dev *dev, struct voff_limits *lim);
+
 /** voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or "?" */
 const char *voff_port_kind_name(enum voff_port_kind kind);
 

@@ -317,6 +317,58 @@ int voff_port_set_limits(struct voff_port *port,
 	return err ? err : port->ops->refresh(port);
 }
 
+/* ---- the port as an egress ----------------------------------------------- */
+
+static uint64_t egress_features(unsigned int off)
+{
+	const unsigned int uso = VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+	uint64_t f = VOFF_F_SG | VOFF_F_HIGHDMA;
+
+	if (!off)
+		return f;
+	f |= VOFF_F_GSO_ROBUST;
+	if (off & VOFF_PORT_OFF_CSUM)
+		f |= VOFF_F_HW_CSUM;
+	if (off & VOFF_PORT_OFF_TSO4)
+		f |= VOFF_F_TSO;
+	if (off & VOFF_PORT_OFF_TSO6)
+		f |= VOFF_F_TSO6;
+	if (off & VOFF_PORT_OFF_TSO_ECN)
+		f |= VOFF_F_TSO_ECN;
+	if ((off & uso) == uso)
+		f |= VOFF_F_GSO_UDP_L4;
+	if (off & VOFF_PORT_OFF_UDP_TNL)
+		f |= VOFF_F_GSO_UDP_TUNNEL;
+	if (off & VOFF_PORT_OFF_UDP_TNL_CSUM)
+		f |= VOFF_F_GSO_UDP_TUNNEL_CSUM;
+	return voff_feat_fix(f, 0);
+}
+
+void voff_port_egress(const struct voff_port *port,
+		      struct voff_feat_dev *dev, struct voff_limits *lim)
+{
+	uint64_t f = egress_features(port->info.vnet_hdr_len ?
+					     port->info.tx_off : 0);
+
+	dev->hw = f;
+	dev->wanted = f;
+	dev->active = f;
+	dev->vlan = f;
+	dev->enc = f;
+	dev->gso_partial = 0;
+	voff_limits_init(lim);
+	if (port->ops->refresh) {
+		if (port->info.limits.mtu)
+			lim->mtu = port->info.limits.mtu;
+		return;
+	}
+	/* Configured values over the defaults; 0 was "no limit". */
+	limits_merge(lim, &port->info.limits);
+	if (lim->gso_max_size < lim->gso_ipv4_max_size ||
+	    !port->info.limits.gso_ipv4_max_size)
+		lim->gso_ipv4_max_size = lim->gso_max_size;
+}
+
 /* ---- receive ------------------------------------------------------------- */
 
 int voff_port_rx(struct voff_port *port, struct voff_pool *pool,

@@ -11,7 +11,9 @@
 #include <voff/err.h>
 #include <voff/feat.h>
 #include <voff/pkt.h>
+#include <voff/parse.h>
 #include <voff/port.h>
+#include <voff/xmit.h>
 
 #include "check.h"
 #include "frames.h"
@@ -364,6 +366,62 @@ static void t_limits_changed_at_run_time(void)
 	voff_pool_free(pool);
 }
 
+/* What voff_xmit_decide() says about @pkt leaving through @port. */
+static int decide(const struct voff_port *port, const struct voff_pkt *pkt)
+{
+	struct voff_xmit_result r;
+	struct voff_xmit_info xi;
+	struct voff_feat_dev dev;
+	struct voff_parsed p;
+	struct voff_limits lim;
+
+	CHECK_OK(voff_parse(voff_pkt_data(pkt), pkt->len, VOFF_PARSE_ETH, &p));
+	CHECK_OK(voff_xmit_info_from_parsed(pkt, &p, &xi));
+	voff_port_egress(port, &dev, &lim);
+	return voff_xmit_decide(pkt, &xi, &dev, &lim, 0, &r);
+}
+
+static void t_egress_view_drives_the_transmit_decision(void)
+{
+	struct voff_pool *pool = pool_new(8);
+	struct voff_port *a, *b, *pa, *pb;
+	struct voff_feat_dev dev;
+	struct voff_limits lim;
+	struct voff_pkt *pkt;
+
+	pair(&a, &b, &(struct voff_port_cfg){ .tx_off = VOFF_PORT_OFF_TCP,
+					      .limits.gso_max_size = 8000 });
+	pair(&pa, &pb, &(struct voff_port_cfg){ .flags = VOFF_PORT_F_NO_VNET });
+	voff_port_egress(a, &dev, &lim);
+	CHECK(dev.active & VOFF_F_TSO);
+	CHECK(dev.active & VOFF_F_HW_CSUM);
+	CHECK(!(dev.active & VOFF_F_GSO_UDP_L4));
+	CHECK_EQ(lim.gso_max_size, 8000);
+	CHECK_EQ(lim.gso_max_segs, 65535);	/* the kernel's default */
+
+	pkt = tcp4(pool, 3000, 0);
+	make_tso(pkt, 1000);
+	CHECK_EQ(decide(a, pkt), VOFF_XMIT_PASS_GSO);
+	CHECK_EQ(decide(pa, pkt), VOFF_XMIT_SEGMENT);	/* plain frames only */
+	voff_pkt_free(pkt);
+	pkt = tcp4(pool, 9000, 0);			/* over gso_max_size */
+	make_tso(pkt, 1000);
+	CHECK_EQ(decide(a, pkt), VOFF_XMIT_RESEGMENT);
+	voff_pkt_free(pkt);
+	pkt = tcp4(pool, 100, 0);
+	pkt->csum = VOFF_CSUM_PARTIAL;
+	pkt->csum_start = 34;
+	pkt->csum_offset = 16;
+	CHECK_EQ(decide(a, pkt), VOFF_XMIT_PASS_CSUM);
+	CHECK_EQ(decide(pa, pkt), VOFF_XMIT_CSUM_SW);
+	voff_pkt_free(pkt);
+	voff_port_close(a);
+	voff_port_close(b);
+	voff_port_close(pa);
+	voff_port_close(pb);
+	voff_pool_free(pool);
+}
+
 static void t_full_ring_drops_eagain(void)
 {
 	struct voff_pool *pool = pool_new(16);
@@ -642,6 +700,7 @@ CHECK_MAIN(CHECK_TEST(t_plain_frames_cross),
 	   CHECK_TEST(t_tx_contract_drops_by_reason),
 	   CHECK_TEST(t_invalid_vnet_headers_dropped_and_counted),
 	   CHECK_TEST(t_limits_changed_at_run_time),
+	   CHECK_TEST(t_egress_view_drives_the_transmit_decision),
 	   CHECK_TEST(t_full_ring_drops_eagain),
 	   CHECK_TEST(t_empty_pool_keeps_frames_queued),
 	   CHECK_TEST(t_frame_bigger_than_pool_buffer_dropped),

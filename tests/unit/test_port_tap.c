@@ -317,6 +317,17 @@ static void t_gso_max_size_caps_super_packets(void)
 	CHECK_EQ(in.limits.gso_max_size, 16384);
 	CHECK_EQ(in.limits.tso_max_size, 65536);
 	{
+		/* The device's limit binds its senders, not voff's writes. */
+		struct voff_feat_dev dev;
+		struct voff_limits lim;
+
+		voff_port_egress(f.p[0], &dev, &lim);
+		CHECK_EQ(lim.gso_max_size, 65536);
+		CHECK_EQ(lim.mtu, 1500);
+		CHECK(dev.active & VOFF_F_TSO6);
+		CHECK(dev.active & VOFF_F_GSO_UDP_L4);
+	}
+	{
 		char cmd[256];
 
 		snprintf(cmd, sizeof(cmd), "ip -n %s -d link show vtapa",
