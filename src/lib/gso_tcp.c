@@ -45,8 +45,13 @@ static void tcp_fix(const struct gso_plan *p, const struct gso_seg *s,
 	if (s->i > 0 && !(p->type & VOFF_GSO_TCP_ACCECN))
 		flags &= (uint8_t)~TCP_CWR;
 	th[13] = flags;
-	/* A TCP checksum that computes to 0 stays 0x0000 (MODEL.md 6). */
-	voff__gso_l4_csum(p, s, pseudo, false);
+	/*
+	 * A TCP checksum that computes to 0 stays 0x0000 in a GSO segment
+	 * (MODEL.md 6).  A super-packet whose payload fits one segment is
+	 * not segmented by the kernel but checksummed as a plain frame,
+	 * which stores 0 as 0xFFFF; do the same for byte-identical output.
+	 */
+	voff__gso_l4_csum(p, s, pseudo, p->nseg == 1 && !p->pieces);
 }
 
 const struct gso_l4 voff__gso_tcp = {

@@ -168,6 +168,13 @@ static inline bool twin_build(const struct spec *s, uint8_t *buf, size_t cap,
 					   .tsval = 1, .tsecr = 2 });
 	tf_payload(b, plen, (uint8_t)(s->seed + off));
 	o->len = tf_finish(b);
+	/* One segment only: the kernel checksums a plain frame, 0 -> FFFF. */
+	if (is_seg && nseg == 1 && !s->udp && o->len) {
+		uint8_t *c = buf + tf_off(b, o->l4) + 16;
+
+		if (!c[0] && !c[1])
+			c[0] = c[1] = 0xFF;
+	}
 	return o->len != 0;
 }
 

@@ -592,6 +592,59 @@ static void t_tunnels(void)
 					}
 }
 
+/* Add @c to the big-endian word at @p, one's complement. */
+static void word_add(uint8_t *p, uint16_t c)
+{
+	uint32_t w = (uint32_t)be16(p) + c;
+
+	w = (w & 0xFFFF) + (w >> 16);
+	p[0] = (uint8_t)(w >> 8);
+	p[1] = (uint8_t)w;
+}
+
+/*
+ * A checksum that computes to zero: 0x0000 in a TCP segment of a real
+ * split, 0xFFFF for USO and for a TCP super-packet that fits one segment
+ * (the kernel sends that as a plain frame).  The payload word at the
+ * segment's start is bent so the segment's sum becomes 0xFFFF.
+ */
+static void zero_case(bool udp, uint32_t pay, uint32_t seg, uint16_t want)
+{
+	struct voff_pool *pool = mkpool(8, 2048);
+	struct spec s = { .udp = udp, .mss = 1000, .pay = pay,
+			  .flags = TF_ACK };
+	struct voff_pkt sp;
+	struct built sb;
+	size_t l4, at;
+	uint32_t sum;
+	int n;
+
+	CHECK(twin_build(&s, sbuf, BUF, -1, 0, 0, s.pay, &sb));
+	twin_pkt(&s, &sp, sbuf, BUF, &sb);
+	l4 = tf_off(&sb.b, sb.l4);
+	at = l4 + (udp ? 6 : 16);
+	n = voff_gso_segment(&sp, NULL, pool, out, CAP);
+	CHECK_GT(n, (int)seg);
+	word_add(sbuf + sb.len - s.pay + seg * 1000,
+		 be16(voff_pkt_data(out[seg]) + at));
+	voff_pkt_free_bulk(out, (unsigned int)n);
+	CHECK_EQ(voff_gso_segment(&sp, NULL, pool, out, CAP), n);
+	CHECK_EQ(be16(voff_pkt_data(out[seg]) + at), want);
+	sum = twin_pseudo(voff_pkt_data(out[seg]) + 14, udp ? 17 : 6,
+			  out[seg]->len - (uint32_t)l4);
+	sum = twin_sum(voff_pkt_data(out[seg]) + l4, out[seg]->len - l4, sum);
+	CHECK_EQ(twin_fold(sum), 0xFFFF);
+	voff_pkt_free_bulk(out, (unsigned int)n);
+	voff_pool_free(pool);
+}
+
+static void t_zero_csum(void)
+{
+	zero_case(false, 3000, 1, 0x0000);
+	zero_case(false, 800, 0, 0xFFFF);
+	zero_case(true, 3000, 1, 0xFFFF);
+}
+
 /* ---- randomized: the twin on random super-packets ----------------------- */
 
 static uint32_t rnd(uint32_t n)
@@ -747,4 +800,5 @@ CHECK_MAIN(CHECK_TEST(t_ovs_tso), CHECK_TEST(t_model_cwr_psh_fin),
 	   CHECK_TEST(t_batch), CHECK_TEST(t_errors),
 	   CHECK_TEST(t_ufo_errors), CHECK_TEST(t_tcp_variants),
 	   CHECK_TEST(t_uso_ufo), CHECK_TEST(t_tunnels),
+	   CHECK_TEST(t_zero_csum),
 	   CHECK_TEST(t_random), CHECK_TEST(t_resegment))
