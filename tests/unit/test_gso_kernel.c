@@ -9,7 +9,8 @@
  *     AF_PACKET capture on gsoa, OUTGOING <-+  tx-checksumming off
  *                                                  for full checksums)
  *
- * Random super-packets (TCP4, TCP6, USO over IPv4/IPv6, VLAN-tagged, IPv4
+ * Random super-packets (TCP4, TCP6, USO over IPv4/IPv6, UFO over IPv4,
+ * VLAN-tagged, IPv4
  * options, IPv6 extension headers, TCP options, flag mixes, odd remainders)
  * are written through the vnet-header socket; the kernel segments them in
  * software at a's egress and the capture socket sees the segments on the
@@ -113,7 +114,9 @@ static void send_super(const struct voff_pkt *pkt, uint16_t csum_start,
 	};
 	ssize_t n;
 
-	if (pkt->gso_type & VOFF_GSO_UDP_L4)
+	if (pkt->gso_type & VOFF_GSO_UDP)
+		vh.gso_type = VIRTIO_NET_HDR_GSO_UDP;
+	else if (pkt->gso_type & VOFF_GSO_UDP_L4)
 		vh.gso_type = 5;	/* VIRTIO_NET_HDR_GSO_UDP_L4, newer headers */
 	else if (pkt->gso_type & VOFF_GSO_TCPV6)
 		vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
@@ -152,7 +155,7 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)(check_rand() >> 33) % n;
 }
 
-enum fam { F_TCP4, F_TCP6, F_USO, F_VLAN };
+enum fam { F_TCP4, F_TCP6, F_USO, F_VLAN, F_UFO };
 
 static void kernel_spec(struct spec *s, enum fam f)
 {
@@ -190,6 +193,18 @@ static void kernel_spec(struct spec *s, enum fam f)
 	if ((s->pay + s->mss - 1) / s->mss > max_segs)
 		s->mss = (s->pay + max_segs - 1) / max_segs;
 	s->seed = (uint8_t)rnd(256);
+	if (f == F_UFO) {
+		/* IPv4 only: IPv6 UFO draws a random fragment ID. */
+		s->v6 = false;
+		s->udp = false;
+		s->ufo = true;
+		s->mss = 8 * (1 + rnd(1100));
+		s->pay = s->mss + rnd(rnd(2) ? 4 * s->mss : 60000);
+		if (s->pay > 65000 - 200)
+			s->pay = 65000 - 200;
+		while ((s->pay + 8 + s->mss - 1) / s->mss > MAXSEG)
+			s->mss += 8;
+	}
 }
 
 static void one_case(const struct spec *s, bool csum_on, int k)
@@ -207,12 +222,12 @@ static void one_case(const struct spec *s, bool csum_on, int k)
 	if (!pool)
 		CHECK_OK(voff_pool_new(&pool, MAXSEG, 9200));
 	CHECK(twin_build(s, sbuf, BUF, -1, 0, 0, s->pay, &sb));
-	twin_make_partial(&sb, sbuf, s->udp);
+	twin_make_partial(&sb, sbuf, s->udp || s->ufo);
 	twin_pkt(s, &sp, sbuf, BUF, &sb);
 	l4 = (uint16_t)tf_off(&sb.b, sb.l4);
 	n = voff_gso_segment(&sp, &o, pool, out, MAXSEG);
 	CHECK_GT(n, 0);
-	send_super(&sp, l4, s->udp ? 6 : 16,
+	send_super(&sp, l4, s->udp || s->ufo ? 6 : 16,
 		   (uint16_t)(sb.len - s->pay));
 	for (int i = 0; i < n; i++) {
 		size_t got = capture();
@@ -262,9 +277,10 @@ static void t_kernel_uso_full(void) { family(F_USO, false); }
 static void t_kernel_uso_partial(void) { family(F_USO, true); }
 static void t_kernel_vlan_full(void) { family(F_VLAN, false); }
 static void t_kernel_vlan_partial(void) { family(F_VLAN, true); }
+static void t_kernel_ufo(void) { family(F_UFO, false); }
 
 CHECK_MAIN(CHECK_TEST(t_kernel_model_case), CHECK_TEST(t_kernel_tcp4_full),
 	   CHECK_TEST(t_kernel_tcp4_partial), CHECK_TEST(t_kernel_tcp6_full),
 	   CHECK_TEST(t_kernel_tcp6_partial), CHECK_TEST(t_kernel_uso_full),
 	   CHECK_TEST(t_kernel_uso_partial), CHECK_TEST(t_kernel_vlan_full),
-	   CHECK_TEST(t_kernel_vlan_partial))
+	   CHECK_TEST(t_kernel_vlan_partial), CHECK_TEST(t_kernel_ufo))
