@@ -17,6 +17,8 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "inspect", inspect_main,
 	  "show the layers, offsets and checksums of each frame of a capture" },
+	{ "gso", gso_main,
+	  "segment the super-packets of a capture as software GSO does" },
 };
 
 static void usage(FILE *f)
