@@ -9,14 +9,14 @@
  *     AF_PACKET capture on gsoa, OUTGOING <-+  tx-checksumming off
  *                                                  for full checksums)
  *
- * Random super-packets (TCP4, TCP6, USO over IPv4/IPv6, UFO over IPv4,
- * VLAN-tagged, IPv4
- * options, IPv6 extension headers, TCP options, flag mixes, odd remainders)
- * are written through the vnet-header socket; the kernel segments them in
- * software at a's egress and the capture socket sees the segments on the
+ * Random super-packets, 500 per family (TCP4, TCP6, USO over IPv4/IPv6,
+ * VLAN-tagged, UFO over IPv4, VXLAN/Geneve tunnels; IPv4 options, IPv6
+ * extension headers, TCP options, flag mixes, odd remainders) are written
+ * through the vnet-header socket; the kernel segments them in software at
+ * gsoa's egress and the capture socket sees the segments on the
  * transmit tap, before any receive path: this avoids the per-CPU backlog
  * limit (about 1000 frames) and the receive-side VLAN untagging of
- * MODEL.md 6.  voff must produce the same bytes: with a's tx checksumming
+ * MODEL.md 6.  voff must produce the same bytes: with gsoa's tx checksumming
  * off, voff's full-checksum mode; with it on, voff's partial mode (the
  * kernel leaves the pseudo-header seed for the device).
  *
