@@ -19,6 +19,7 @@
  * past a slot); the input frame is never modified; resegmenting and then
  * segmenting the pieces gives the same bytes as segmenting at once.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,28 @@ static void die_if(int cond)
 		abort();
 }
 
+/*
+ * Whether segment @a of a piece equals segment @b of the whole.  One
+ * difference is by design: a TCP piece that holds a single segment is sent
+ * as a plain frame, whose zero checksum reads 0xFFFF, where the same
+ * segment cut from the whole reads 0x0000 (gso.h).
+ */
+static bool same_seg(const struct voff_pkt *a, const struct voff_pkt *b,
+		     const struct voff_pkt *piece, int m)
+{
+	const uint8_t *x = voff_pkt_data(a), *y = voff_pkt_data(b);
+	uint32_t at = piece->csum_start + 16u;
+
+	if (a->len != b->len)
+		return false;
+	if (m == 1 && (piece->gso_type & (VOFF_GSO_TCPV4 | VOFF_GSO_TCPV6)) &&
+	    at + 2 <= a->len && x[at] == 0xFF && x[at + 1] == 0xFF &&
+	    y[at] == 0 && y[at + 1] == 0)
+		return memcmp(x, y, at) == 0 &&
+		       memcmp(x + at + 2, y + at + 2, a->len - at - 2) == 0;
+	return memcmp(x, y, a->len) == 0;
+}
+
 /* Resegment with a limit from @sel and compare with @flat[0..n). */
 static void check_reseg(const struct voff_pkt *pkt, uint8_t sel, int n)
 {
@@ -76,12 +99,8 @@ static void check_reseg(const struct voff_pkt *pkt, uint8_t sel, int n)
 		die_if(pieces[j]->len >= max_size);
 		m = voff_gso_segment(pieces[j], NULL, pool, sub, MAX_SEGS);
 		die_if(m != pieces[j]->gso_segs || seen + m > n);
-		for (int i = 0; i < m; i++) {
-			die_if(sub[i]->len != flat[seen + i]->len);
-			die_if(memcmp(voff_pkt_data(sub[i]),
-				      voff_pkt_data(flat[seen + i]),
-				      sub[i]->len) != 0);
-		}
+		for (int i = 0; i < m; i++)
+			die_if(!same_seg(sub[i], flat[seen + i], pieces[j], m));
 		voff_pkt_free_bulk(sub, (unsigned int)m);
 		seen += m;
 	}

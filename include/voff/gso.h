@@ -61,7 +61,9 @@
  * input is ignored and recomputed), segment IP fragments, IP-in-IP
  * (VOFF_GSO_IPXIP4/6), GSO_PARTIAL, fraglists or tunnels in tunnels.  Those
  * give VOFF_E_GSO_TYPE.  A super-packet whose payload fits one segment
- * gives one segment with fixed lengths and checksums.
+ * gives one segment with fixed lengths and checksums; as the kernel sends
+ * such a frame unsegmented, as a plain frame, a TCP checksum computing to 0
+ * is then stored as 0xFFFF.
  *
  * Context: the functions keep no state; any thread may call them on its own
  * packets and pool.
@@ -212,7 +214,10 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
  * own gso_segs, lengths, sequence number, IPv4 IDs (advanced by the
  * segments before it), the TCP flag rules of segmentation applied per
  * piece, and a partial L4 checksum (VOFF_CSUM_PARTIAL, pseudo-header seed)
- * as the egress completes it.  UFO is not resegmented.
+ * as the egress completes it.  UFO is not resegmented.  Segmenting the
+ * pieces gives the segments of @pkt, except that a piece of one segment is
+ * a plain frame to the egress (see above: a zero TCP checksum reads 0xFFFF
+ * there, 0x0000 in the segment cut from @pkt).
  *
  * Return: number of outputs; 0 when @pkt already fits (forward it as it
  * is; nothing allocated); VOFF_E_GSO_LIMIT when not even one segment fits

@@ -783,8 +783,20 @@ static void reseg_one(const struct spec *s, uint32_t max_size,
 		m = voff_gso_segment(q, NULL, pool, out, CAP);
 		CHECK_EQ(m, q->gso_segs);
 		for (int i = 0; i < m; i++) {
-			expect_seg(s, &sb, seen + (uint32_t)i, nseg, 0,
-				   voff_pkt_data(out[i]), out[i]->len);
+			uint8_t *g = voff_pkt_data(out[i]);
+			size_t at = q->csum_start + 16u;
+
+			/*
+			 * A one-segment TCP piece goes out as a plain frame:
+			 * its zero checksum reads 0xFFFF where the segment
+			 * cut from the whole reads 0x0000 (gso.h).  0xFFFF
+			 * never comes out of a fold otherwise.
+			 */
+			if (m == 1 && !s->udp && g[at] == 0xFF &&
+			    g[at + 1] == 0xFF)
+				g[at] = g[at + 1] = 0;
+			expect_seg(s, &sb, seen + (uint32_t)i, nseg, 0, g,
+				   out[i]->len);
 		}
 		voff_pkt_free_bulk(out, (unsigned int)m);
 		seen += (uint32_t)m;
