@@ -201,6 +201,34 @@ static int plan_headers(struct gso_plan *p, const struct voff_pkt *pkt,
 	return 0;
 }
 
+/*
+ * The header bytes every segment shares are summed once per call; per
+ * segment only the words that change are added (struct gso_plan).
+ */
+static void plan_sums(struct gso_plan *p)
+{
+	const struct gso_ip *in = &p->ip[p->n_ip - 1];
+	const uint8_t *l4 = p->data + p->l4_off;
+	uint32_t sum;
+
+	for (int k = 0; k < p->n_ip; k++) {
+		struct gso_ip *ip = &p->ip[k];
+		const uint8_t *h = p->data + ip->off;
+
+		if (ip->v6)
+			continue;
+		sum = voff_csum(h, ip->end - ip->off, 0);
+		sum = voff_csum_sub(sum, gso_word(h + 2));
+		sum = voff_csum_sub(sum, gso_word(h + 4));
+		ip->base = voff_csum_sub(sum, gso_word(h + 10));
+	}
+	p->pseudo_base = voff__gso_pseudo(in, p->data, p->l4->proto, 0);
+	sum = voff_csum(l4, p->hdr_len - p->l4_off, 0);
+	for (int k = 0; k < p->l4->n_var; k++)
+		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->var[k]));
+	p->l4_base = sum;
+}
+
 static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
 		     const struct voff_gso_opts *opts)
 {
@@ -242,6 +270,7 @@ static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
 	p->unit = p->mss;
 	if (p->l4->ufo)
 		return voff__gso_ufo_plan(p);
+	plan_sums(p);
 	p->pay_len = p->len - p->hdr_len;
 	p->nseg = p->pay_len ? (p->pay_len + p->mss - 1) / p->mss : 1;
 	if (p->nseg > 0xFFFF)
@@ -267,9 +296,9 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 	gso_put16(h + 2, l3_len);
 	if (!ip->fixed_id)
 		gso_put16(h + 4, gso_get16(h + 4) + id_add);
-	h[10] = 0;
-	h[11] = 0;
-	c = voff_csum_ipv4_hdr(h, ip->end - ip->off);
+	c = voff_csum_fold(voff_csum_add(voff_csum_add(ip->base,
+						       gso_word(h + 2)),
+					 gso_word(h + 4)));
 	gso_put_csum(h + 10, c);
 }
 
@@ -297,7 +326,9 @@ void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
 	}
 	field[0] = 0;
 	field[1] = 0;
-	sum = voff_csum(l4, hl, pseudo);
+	sum = voff_csum_add(p->l4_base, pseudo);
+	for (int k = 0; k < p->l4->n_var; k++)
+		sum = voff_csum_add(sum, gso_word(l4 + p->l4->var[k]));
 	sum = voff_csum_block_add(sum, s->paysum, hl);
 	c = voff_csum_fold(sum);
 	if (c == 0 && zero_ffff)
@@ -307,11 +338,11 @@ void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
 
 static void fix_segment(const struct gso_plan *p, const struct gso_seg *s)
 {
-	const struct gso_ip *in = &p->ip[p->n_ip - 1];
 	uint32_t l4_len = p->hdr_len - p->l4_off + s->plen;
 	uint32_t id_add = s->i * p->id_step;
 
-	p->l4->fix(p, s, voff__gso_pseudo(in, s->hdr, p->l4->proto, l4_len));
+	p->l4->fix(p, s, voff_csum_add(p->pseudo_base,
+				       gso_be16_word(l4_len)));
 	for (int k = p->n_ip - 1; k >= 0; k--) {
 		if (k == 0 && p->tun)
 			voff__gso_tunnel_fix(p, s);

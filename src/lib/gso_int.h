@@ -37,6 +37,26 @@ static inline void gso_put32(uint8_t *p, uint32_t v)
 	gso_put16(p + 2, v);
 }
 
+/*
+ * A 16-bit word as summed by voff_csum(): the two bytes at @p loaded in
+ * host order.  Adding or removing such words updates a partial sum.
+ */
+static inline uint32_t gso_word(const uint8_t *p)
+{
+	uint16_t w;
+
+	memcpy(&w, p, 2);
+	return w;
+}
+
+/* The word a big-endian 16-bit field holding @v contributes to a sum. */
+static inline uint32_t gso_be16_word(uint32_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	return gso_word(b);
+}
+
 /* Checksum field helpers: the field is stored in memory order (csum.h). */
 static inline void gso_put_csum(uint8_t *p, uint16_t c)
 {
@@ -52,6 +72,8 @@ static inline void gso_put_csum(uint8_t *p, uint16_t c)
  * @unfrag_end:	IPv6: end of the unfragmentable part (UFO)
  * @unfrag_nh:	IPv6: offset of the next-header byte naming the first
  *		fragmentable header (UFO rewrites it to 44)
+ * @base:	IPv4: sum of the header without its total length, ID and
+ *		checksum words, the part every segment shares
  */
 struct gso_ip {
 	uint16_t off;
@@ -60,6 +82,7 @@ struct gso_ip {
 	uint16_t end;
 	uint16_t unfrag_end;
 	uint16_t unfrag_nh;
+	uint32_t base;
 };
 
 enum gso_tun { GSO_TUN_NONE = 0, GSO_TUN_UDP, GSO_TUN_GRE };
@@ -87,6 +110,9 @@ struct gso_l4;
  * @nseg:	outputs
  * @frag_id:	IPv6 UFO fragment identification
  * @pieces:	resegmenting: outputs are super-packets, not segments
+ * @pseudo_base: innermost pseudo-header sum for an L4 length of 0
+ * @l4_base:	sum of the innermost L4 header without the words that change
+ *		per segment (struct gso_l4 @var)
  */
 struct gso_plan {
 	const uint8_t *data;
@@ -109,6 +135,8 @@ struct gso_plan {
 	uint32_t nseg;
 	uint32_t frag_id;
 	bool pieces;
+	uint32_t pseudo_base;
+	uint32_t l4_base;
 };
 
 /**
@@ -133,6 +161,9 @@ struct gso_seg {
  * @proto:	IP protocol number
  * @csum_offset: offset of the checksum field in the header
  * @ufo:	segments by IP fragmentation (gso_udp.c runs its own loop)
+ * @n_var:	entries in @var
+ * @var:	offsets of the 16-bit header words a segment may change (the
+ *		checksum field included), left out of struct gso_plan @l4_base
  * @check:	validate the header at @p->l4_off, set @p->hdr_len; return 0
  *		or a VOFF_E_GSO_* code
  * @fix:	rewrite the L4 header of one output; @pseudo is the pseudo
@@ -143,6 +174,8 @@ struct gso_l4 {
 	uint8_t proto;
 	uint8_t csum_offset;
 	bool ufo;
+	uint8_t n_var;
+	uint8_t var[6];
 	int (*check)(struct gso_plan *p);
 	void (*fix)(const struct gso_plan *p, const struct gso_seg *s,
 		    uint32_t pseudo);

@@ -58,6 +58,9 @@ const struct gso_l4 voff__gso_tcp = {
 	.name = "tcp",
 	.proto = 6,
 	.csum_offset = 16,
+	/* seq (two words), data offset + flags, checksum */
+	.n_var = 4,
+	.var = { 4, 6, 12, 16 },
 	.check = tcp_check,
 	.fix = tcp_fix,
 };

@@ -61,9 +61,8 @@ int voff__gso_tunnel_check(struct gso_plan *p)
 static uint16_t lco_sum(const struct gso_plan *p, const struct gso_seg *s,
 			uint32_t start_sum)
 {
-	const struct gso_ip *in = &p->ip[1];
 	uint32_t l4_len = p->hdr_len - p->l4_off + s->plen;
-	uint32_t inner = voff__gso_pseudo(in, s->hdr, p->l4->proto, l4_len);
+	uint32_t inner = voff_csum_add(p->pseudo_base, gso_be16_word(l4_len));
 	uint32_t span = p->l4_off - p->tun_off, sum;
 
 	sum = voff_csum(s->hdr + p->tun_off, span, start_sum);

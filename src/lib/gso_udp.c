@@ -32,6 +32,8 @@ const struct gso_l4 voff__gso_uso = {
 	.name = "udp_l4",
 	.proto = 17,
 	.csum_offset = 6,
+	.n_var = 2,
+	.var = { 4, 6 },	/* length, checksum */
 	.check = udp_check,
 	.fix = uso_fix,
 };
