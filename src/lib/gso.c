@@ -275,7 +275,9 @@ static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
 	p->nseg = p->pay_len ? (p->pay_len + p->mss - 1) / p->mss : 1;
 	if (p->nseg > 0xFFFF)
 		return VOFF_E_GSO_SEGS;
-	if (p->hdr_len - p->ip[0].off + p->mss > 0xFFFF)
+	/* The largest segment's IP length must fit its 16-bit field. */
+	if (p->hdr_len - p->ip[0].off +
+	    (p->pay_len < p->mss ? p->pay_len : p->mss) > 0xFFFF)
 		return VOFF_E_GSO_SIZE;
 	return 0;
 }

@@ -512,6 +512,25 @@ static void t_errors(void)
 #undef EXPECT
 }
 
+/* A segment must fit the 16-bit IP length; a huge gso_size alone is fine. */
+static void t_big_mss(void)
+{
+	struct spec s = { .mss = 65000, .pay = 1000, .flags = TF_ACK };
+	struct voff_gso_info info;
+	struct voff_pkt sp;
+	struct built sb;
+
+	run_both(&s);
+	s.mss = 65500;
+	s.pay = 65500;
+	CHECK(twin_build(&s, sbuf, BUF, -1, 0, 0, s.pay, &sb));
+	twin_pkt(&s, &sp, sbuf, BUF, &sb);
+	CHECK_EQ(voff_gso_count(&sp, NULL, &info), VOFF_E_GSO_SIZE);
+	sp.gso_size = 65000;
+	CHECK_EQ(voff_gso_count(&sp, NULL, &info), 0);
+	CHECK_EQ(info.segs, 2);
+}
+
 /* UFO: gso_size not a multiple of 8, UFO in a tunnel, fragment ID. */
 static void t_ufo_errors(void)
 {
@@ -845,7 +864,7 @@ static void t_resegment(void)
 
 CHECK_MAIN(CHECK_TEST(t_ovs_tso), CHECK_TEST(t_model_cwr_psh_fin),
 	   CHECK_TEST(t_wg_virtio_read), CHECK_TEST(t_ts_capacity),
-	   CHECK_TEST(t_batch), CHECK_TEST(t_errors),
+	   CHECK_TEST(t_batch), CHECK_TEST(t_errors), CHECK_TEST(t_big_mss),
 	   CHECK_TEST(t_ufo_errors), CHECK_TEST(t_tcp_variants),
 	   CHECK_TEST(t_uso_ufo), CHECK_TEST(t_tunnels),
 	   CHECK_TEST(t_zero_csum),
