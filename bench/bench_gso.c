@@ -152,7 +152,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the cases ------------------------------------------------------------ */
+/* ---- the cases ---------------------------------------------------------- */
 
 static struct super *cur;
 
@@ -266,7 +266,7 @@ static void case_naive(void)
 	voff_pkt_free_bulk(segs, NSEG);
 }
 
-/* ---- DPDK ------------------------------------------------------------------- */
+/* ---- DPDK --------------------------------------------------------------- */
 
 #ifdef VOFF_HAVE_DPDK
 static struct rte_mempool *d_in, *d_direct, *d_indirect;
@@ -387,7 +387,7 @@ static void dpdk_check(void)
 }
 #endif
 
-/* ---- runner ------------------------------------------------------------------ */
+/* ---- runner ------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -503,8 +503,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = (unsigned int)atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: bench_gso [--json] [--ms N] "
-					"[--runs N] [--cpu-time] [--no-dpdk]\n");
+			fprintf(stderr,
+				"usage: bench_gso [--json] [--ms N] [--runs N] "
+				"[--cpu-time] [--no-dpdk]\n");
 			return 2;
 		}
 	}

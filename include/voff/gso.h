@@ -82,7 +82,7 @@ extern "C" {
 
 /** enum voff_gso_csum_mode - how checksums of segments are left */
 enum voff_gso_csum_mode {
-	VOFF_GSO_CSUM_FULL = 0,	   /* every checksum computed in software */
+	VOFF_GSO_CSUM_FULL = 0,	   /* every checksum in software */
 	VOFF_GSO_CSUM_PARTIAL = 1, /* L4 left as pseudo seed (NEEDS_CSUM) */
 };
 
@@ -109,7 +109,7 @@ struct voff_gso_opts {
  * @hdr_len:	largest header block of a segment (the slot size needed)
  * @max_len:	largest segment, headers included
  * @csum:	enum voff_csum_state of the segments (NONE or PARTIAL)
- * @csum_start:	with PARTIAL: where the L4 checksum starts in each segment
+ * @csum_start:	with PARTIAL: where each segment's L4 checksum starts
  * @csum_offset: with PARTIAL: offset of the field past @csum_start
  */
 struct voff_gso_info {

@@ -282,7 +282,7 @@ static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
 	return 0;
 }
 
-/* ---- per-segment fixes ---------------------------------------------------- */
+/* ---- per-segment fixes -------------------------------------------------- */
 
 void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		      uint8_t *hdr, uint32_t l3_len, uint32_t id_add)
@@ -386,7 +386,7 @@ static void plan_info(const struct gso_plan *p, struct voff_gso_info *info)
 	}
 }
 
-/* ---- flat output ------------------------------------------------------------ */
+/* ---- flat output -------------------------------------------------------- */
 
 static void set_meta(const struct gso_plan *p, struct voff_pkt *q,
 		     const struct voff_pkt *src, uint32_t i, uint32_t plen)
@@ -523,7 +523,7 @@ int voff_gso_segment_batch(const struct voff_pkt *pkt,
 	return n;
 }
 
-/* ---- descriptor output ------------------------------------------------------ */
+/* ---- descriptor output -------------------------------------------------- */
 
 static uint32_t sg_one(const struct gso_plan *p, uint8_t *slot, uint32_t i,
 		       uint16_t udp_check, uint32_t *src_off, uint32_t *plen)
@@ -581,7 +581,7 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 	return (int)in.segs;
 }
 
-/* ---- resegmentation ------------------------------------------------------- */
+/* ---- resegmentation ----------------------------------------------------- */
 
 int voff_gso_resegment(const struct voff_pkt *pkt, uint32_t max_size,
 		       uint32_t max_segs, struct voff_pool *pool,

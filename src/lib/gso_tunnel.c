@@ -79,8 +79,9 @@ void voff__gso_tunnel_fix(const struct gso_plan *p, const struct gso_seg *s)
 
 	if (p->tun == GSO_TUN_UDP)
 		gso_put16(t + 4, len);
+	/* Without the _CSUM type the field stays as it came, as in Linux. */
 	if (!p->tun_csum)
-		return;	/* the field is left as it came, as the kernel does */
+		return;
 	field[0] = 0;
 	field[1] = 0;
 	if (p->tun == GSO_TUN_GRE) {

@@ -68,7 +68,8 @@ static inline uint32_t spec_type(const struct spec *s)
 	else
 		t |= s->v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
 	if (s->tun == TUN_VXLAN || s->tun == TUN_GENEVE)
-		t |= s->tun_csum ? VOFF_GSO_UDP_TUNNEL | VOFF_GSO_UDP_TUNNEL_CSUM
+		t |= s->tun_csum ? VOFF_GSO_UDP_TUNNEL |
+					   VOFF_GSO_UDP_TUNNEL_CSUM
 				 : VOFF_GSO_UDP_TUNNEL;
 	if (s->tun == TUN_GRE)
 		t |= s->tun_csum ? VOFF_GSO_GRE | VOFF_GSO_GRE_CSUM

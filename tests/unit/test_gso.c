@@ -220,7 +220,7 @@ static int seg_flat(const struct spec *s, struct voff_pool *pool,
 	return voff_gso_segment(&sp, NULL, pool, out, CAP);
 }
 
-/* ---- published vectors --------------------------------------------------- */
+/* ---- published vectors -------------------------------------------------- */
 
 /* OVS dpif-netdev "tso": 2000 B payload, segsz 500, IPv4 and IPv6. */
 static void t_ovs_tso(void)
@@ -433,7 +433,7 @@ static void t_batch(void)
 	voff_pool_free(pool);
 }
 
-/* ---- errors ---------------------------------------------------------------- */
+/* ---- errors ------------------------------------------------------------- */
 
 static void t_errors(void)
 {
@@ -501,7 +501,8 @@ static void t_errors(void)
 	CHECK_EQ(voff_gso_segment(NULL, NULL, pool, out, CAP), -EINVAL);
 	CHECK_EQ(voff_gso_segment(&sp, NULL, NULL, out, CAP), -EINVAL);
 	CHECK_EQ(voff_gso_count(&sp, NULL, NULL), -EINVAL);
-	CHECK_EQ(voff_gso_segment(&sp, &(struct voff_gso_opts){ .csum_mode = 9 },
+	CHECK_EQ(voff_gso_segment(&sp,
+				  &(struct voff_gso_opts){ .csum_mode = 9 },
 				  pool, out, CAP), -EINVAL);
 	CHECK_EQ(voff_gso_count(&sp, NULL, &info), 0);
 	CHECK_EQ(info.segs, 10);
@@ -550,7 +551,7 @@ static void t_ufo_errors(void)
 	CHECK_EQ(voff_gso_count(&sp, NULL, &info), VOFF_E_GSO_TYPE);
 }
 
-/* ---- the cases of the issue, one by one ------------------------------------ */
+/* ---- the cases of the issue, one by one --------------------------------- */
 
 static void t_tcp_variants(void)
 {
@@ -572,7 +573,7 @@ static void t_tcp_variants(void)
 	s = base;		/* VLAN tags: one, two, three */
 	for (s.n_vlan = 1; s.n_vlan <= 3; s.n_vlan++)
 		run_both(&s);
-	s = base;		/* exact multiple, one byte over, one segment */
+	s = base;		/* exact multiple, one byte over, one seg */
 	s.pay = 4000;
 	run_both(&s);
 	s.pay = 4001;
@@ -609,7 +610,7 @@ static void t_uso_ufo(void)
 			   .frag_id = 0xA1B2C3D4 };
 	for (s.n_ext = 0; s.n_ext <= 3; s.n_ext++)
 		run_both(&s);
-	s.pay = 100;		/* fits: one "fragment" with offset 0, no MF */
+	s.pay = 100;		/* fits: one "fragment", offset 0, no MF */
 	run_both(&s);
 }
 
@@ -758,7 +759,7 @@ static void t_random(void)
 	}
 }
 
-/* ---- resegmentation -------------------------------------------------------- */
+/* ---- resegmentation ----------------------------------------------------- */
 
 /*
  * Cutting into pieces that fit the limits, then segmenting every piece,

@@ -208,7 +208,7 @@ static void send_super(const struct voff_pkt *pkt, uint16_t csum_start,
 	if (pkt->gso_type & VOFF_GSO_UDP)
 		vh.gso_type = VIRTIO_NET_HDR_GSO_UDP;
 	else if (pkt->gso_type & VOFF_GSO_UDP_L4)
-		vh.gso_type = 5;	/* VIRTIO_NET_HDR_GSO_UDP_L4, newer headers */
+		vh.gso_type = 5;	/* GSO_UDP_L4 (newer headers) */
 	else if (pkt->gso_type & VOFF_GSO_TCPV6)
 		vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
 	else
@@ -322,7 +322,7 @@ static uint8_t *kernel_frag_off(const struct spec *s, const struct built *sb,
 				const uint8_t *v, size_t len, int i)
 {
 	static uint8_t fixed[BUF];
-	size_t fh = tf_off(&sb->b, sb->l4);	/* inserted fragment header */
+	size_t fh = tf_off(&sb->b, sb->l4);	/* the fragment header */
 	uint32_t ext = (uint32_t)(fh - tf_off(&sb->b, sb->l3) - 40);
 	uint32_t off;
 
@@ -452,4 +452,5 @@ CHECK_MAIN(CHECK_TEST(t_kernel_model_case), CHECK_TEST(t_kernel_tcp4_full),
 	   CHECK_TEST(t_kernel_uso_partial), CHECK_TEST(t_kernel_vlan_full),
 	   CHECK_TEST(t_kernel_vlan_partial), CHECK_TEST(t_kernel_ufo),
 	   CHECK_TEST(t_kernel_ufo6),
-	   CHECK_TEST(t_kernel_tunnel_full), CHECK_TEST(t_kernel_tunnel_partial))
+	   CHECK_TEST(t_kernel_tunnel_full),
+	   CHECK_TEST(t_kernel_tunnel_partial))
