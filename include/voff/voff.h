@@ -15,6 +15,7 @@
 #include <voff/xmit.h>
 #include <voff/port.h>
 #include <voff/netlink.h>
+#include <voff/gso.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"
