@@ -60,6 +60,8 @@ struct voff_gro;
 #define VOFF_GRO_MAX_SIZE 65535
 /* Datagrams a UDP super-packet holds at most (the kernel's UDP_GRO_CNT_MAX). */
 #define VOFF_GRO_UDP_MAX_SEGS 64
+/* Segments of one super-packet in sg mode (packets chained, not copied). */
+#define VOFF_GRO_SG_MAX_SEGS 64
 /* Default number of flows held at once. */
 #define VOFF_GRO_DEFAULT_FLOWS 64
 
@@ -80,6 +82,11 @@ struct voff_gro;
  * @no_udp:	do not coalesce UDP (kernel default without UDP_GRO sockets
  *		or rx-udp-gro-forwarding)
  * @hash_seed:	seed of the flow hash (0 = a fixed default)
+ * @sg:		scatter-gather mode: merged segments are kept as packets
+ *		chained behind the head instead of copied into it, and
+ *		voff_gro_pop_sg() describes a super-packet as an iovec list
+ *		(head frame, then each later segment's payload) for writev()
+ *		or a vring; @max_segs is then at most VOFF_GRO_SG_MAX_SEGS
  */
 struct voff_gro_config {
 	enum voff_parse_start start;
@@ -90,6 +97,7 @@ struct voff_gro_config {
 	uint64_t flush_timeout_ns;
 	bool no_udp;
 	uint32_t hash_seed;
+	bool sg;
 };
 
 /**
@@ -200,10 +208,33 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro);
  * plain frame (gso_type 0), VOFF_CSUM_VALID when its checksum was verified
  * or trusted valid.  l2/l3/l4 and payload offsets are set on both.
  *
+ * In sg mode a chained super-packet is copied into one engine buffer here
+ * (use voff_gro_pop_sg() to avoid the copy); NULL is then also returned
+ * when no engine buffer is free.
+ *
  * Return: the packet, or NULL when the queue is empty.
  * Ownership: the caller owns the returned packet (voff_pkt_free() it).
  */
 struct voff_pkt *voff_gro_pop(struct voff_gro *gro);
+
+/**
+ * voff_gro_pop_sg() - take the next output as a scatter-gather list
+ * @gro:	the engine (any mode; in copy mode every output is one packet)
+ * @sg:		view receiving the bytes: the head frame (all headers
+ *		rewritten for the whole super-packet, and the first payload),
+ *		then the payload of each later segment
+ * @pkts:	receives the packets the view points into, head first; the
+ *		head carries the super-packet's metadata (gso_*, csum_*) but
+ *		its @len is its own frame only: the total is @sg->len
+ * @cap:	entries of @pkts (VOFF_GRO_SG_MAX_SEGS is always enough)
+ *
+ * Return: packets taken (0 when the queue is empty), or -ENOSPC when
+ * @pkts or @sg has too few free entries (nothing taken).
+ * Ownership: the caller owns every packet of @pkts and frees each with
+ * voff_pkt_free() once the bytes have been used.
+ */
+int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
+		    struct voff_pkt **pkts, unsigned int cap);
 
 /**
  * voff_gro_drain() - move queued packets into a batch, in order

@@ -78,7 +78,7 @@ struct voff_gro {
 	unsigned int nflows;
 	struct voff_pkt *q_head;
 	struct voff_pkt *q_tail;
-	unsigned int q_len;
+	unsigned int q_len;		/* outputs (runs) queued */
 	struct voff_gro_stats st;
 };
 
@@ -89,6 +89,8 @@ enum cls {
 	C_SKIP,		/* flow frame never merged: flush its flow, pass */
 	C_CAND,		/* candidate for merging */
 };
+
+static struct voff_pkt *pop_one(struct voff_gro *g);
 
 /* ---- configuration and life cycle ---------------------------------------- */
 
@@ -113,6 +115,8 @@ static int fill_config(struct voff_gro_config *c,
 		return -EINVAL;
 	if (!c->max_segs || c->max_segs > 65535)
 		c->max_segs = 65535;
+	if (c->sg && c->max_segs > VOFF_GRO_SG_MAX_SEGS)
+		c->max_segs = VOFF_GRO_SG_MAX_SEGS;
 	if (!c->hash_seed)
 		c->hash_seed = 0x7A3C9E15u;
 	return 0;
@@ -172,7 +176,7 @@ void voff_gro_free(struct voff_gro *gro)
 	if (!gro)
 		return;
 	voff_gro_flush_all(gro);
-	while ((p = voff_gro_pop(gro)))
+	while ((p = pop_one(gro)))
 		voff_pkt_free(p);
 	voff_pool_free(gro->pool);
 	free(gro->buckets);
@@ -477,14 +481,20 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 	g->nflows--;
 }
 
-static void enqueue(struct voff_gro *g, struct voff_pkt *p)
+/*
+ * Append the run @first..@last (linked by next) as one output.  The queue
+ * is one list of packets; in sg mode a super-packet is its head followed
+ * by its gso_segs - 1 segment packets.
+ */
+static void enqueue(struct voff_gro *g, struct voff_pkt *first,
+		    struct voff_pkt *last)
 {
-	p->next = NULL;
+	last->next = NULL;
 	if (g->q_tail)
-		g->q_tail->next = p;
+		g->q_tail->next = first;
 	else
-		g->q_head = p;
-	g->q_tail = p;
+		g->q_head = first;
+	g->q_tail = last;
 	g->q_len++;
 	g->st.out++;
 }
@@ -533,7 +543,7 @@ static void flush_flow(struct voff_gro *g, struct gro_flow *f)
 			hd->csum = VOFF_CSUM_VALID;
 	}
 	unlink_flow(g, f);
-	enqueue(g, hd);
+	enqueue(g, hd, g->cfg.sg ? f->tail : hd);
 }
 
 /* Flush every held flow with the addresses and protocol of @key. */
@@ -626,6 +636,7 @@ static bool make_room(struct voff_gro *g, struct gro_flow *f, uint32_t n)
 	voff_pkt_copy_meta(np, old);
 	voff_pkt_free(old);
 	f->head = np;
+	f->tail = np;
 	return voff_pkt_tailroom(np) >= n;
 }
 
@@ -635,11 +646,10 @@ enum merge_res {
 	M_NO_ROOM,
 };
 
-static enum merge_res merge(struct voff_gro *g, struct gro_flow *f,
-			    struct voff_pkt *pkt, const struct gro_seg *s,
-			    uint8_t mode)
+/* Copy mode: append @s's payload to the head, verifying on the way. */
+static enum merge_res merge_copy(struct voff_gro *g, struct gro_flow *f,
+				 struct voff_pkt *pkt, const struct gro_seg *s)
 {
-	const struct voff__gro_ops *ops = gro_ops[f->l4];
 	struct voff_pkt *hd;
 	uint8_t *dst;
 
@@ -657,12 +667,41 @@ static enum merge_res merge(struct voff_gro *g, struct gro_flow *f,
 			return M_BAD_CSUM;
 	}
 	hd->len += s->pay_len;
+	return M_DONE;
+}
+
+/* Sg mode: chain @pkt behind the head; its headers equal the head's. */
+static enum merge_res merge_chain(struct gro_flow *f, struct voff_pkt *pkt,
+				  const struct gro_seg *s)
+{
+	if (!csum_trusted(pkt) && !l4_csum_ok(s))
+		return M_BAD_CSUM;
+	f->tail->next = pkt;
+	pkt->next = NULL;
+	f->tail = pkt;
+	return M_DONE;
+}
+
+static enum merge_res merge(struct voff_gro *g, struct gro_flow *f,
+			    struct voff_pkt *pkt, const struct gro_seg *s,
+			    uint8_t mode)
+{
+	const struct voff__gro_ops *ops = gro_ops[f->l4];
+	enum merge_res r;
+
+	if (g->cfg.sg)
+		r = merge_chain(f, pkt, s);
+	else
+		r = merge_copy(g, f, pkt, s);
+	if (r != M_DONE)
+		return r;
 	f->l3_len += s->pay_len;
 	f->count++;
 	f->idmode = mode;
+	if (!g->cfg.sg)
+		voff_pkt_free(pkt);
 	if (ops->joined(f, s, g->cfg.max_segs))
 		flush_flow(g, f);
-	voff_pkt_free(pkt);
 	return M_DONE;
 }
 
@@ -673,6 +712,8 @@ static void hold(struct voff_gro *g, struct voff_pkt *pkt,
 	struct gro_flow *f = new_flow(g, h, key, kl);
 
 	f->head = pkt;
+	f->tail = pkt;
+	pkt->next = NULL;
 	f->start_ns = now_ns;
 	f->l3_off = s->l3_off;
 	f->l4_off = s->l4_off;
@@ -794,18 +835,89 @@ unsigned int voff_gro_flush(struct voff_gro *gro, uint64_t now_ns)
 	return n;
 }
 
-struct voff_pkt *voff_gro_pop(struct voff_gro *gro)
+/* Take the first packet of the queue (one packet, not a run). */
+static struct voff_pkt *pop_one(struct voff_gro *g)
 {
-	struct voff_pkt *p = gro->q_head;
+	struct voff_pkt *p = g->q_head;
 
 	if (!p)
 		return NULL;
-	gro->q_head = p->next;
-	if (!gro->q_head)
-		gro->q_tail = NULL;
-	gro->q_len--;
+	g->q_head = p->next;
+	if (!g->q_head)
+		g->q_tail = NULL;
 	p->next = NULL;
 	return p;
+}
+
+/* Packets of the run starting the queue. */
+static unsigned int run_len(const struct voff_gro *g)
+{
+	const struct voff_pkt *p = g->q_head;
+
+	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
+}
+
+/* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
+static struct voff_pkt *linearize(struct voff_gro *g)
+{
+	struct voff_pkt *hd = g->q_head, *np, *p;
+	unsigned int n = run_len(g);
+	uint16_t pay_off = hd->payload_off;
+
+	if (voff_pkt_alloc(g->pool, &np) != 0) {
+		g->st.no_buffer++;
+		return NULL;
+	}
+	memcpy(voff_pkt_data(np), voff_pkt_data(hd), hd->len);
+	np->len = hd->len;
+	voff_pkt_copy_meta(np, hd);
+	voff_pkt_free(pop_one(g));
+	for (unsigned int i = 1; i < n; i++) {
+		p = pop_one(g);
+		memcpy(voff_pkt_data(np) + np->len, voff_pkt_data(p) + pay_off,
+		       p->len - pay_off);
+		np->len += p->len - pay_off;
+		voff_pkt_free(p);
+	}
+	return np;
+}
+
+struct voff_pkt *voff_gro_pop(struct voff_gro *gro)
+{
+	struct voff_pkt *p;
+
+	if (!gro->q_head)
+		return NULL;
+	p = run_len(gro) > 1 ? linearize(gro) : pop_one(gro);
+	if (p)
+		gro->q_len--;
+	return p;
+}
+
+int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
+		    struct voff_pkt **pkts, unsigned int cap)
+{
+	struct voff_pkt *p = gro->q_head;
+	unsigned int n;
+	uint16_t pay_off;
+
+	if (!p)
+		return 0;
+	n = run_len(gro);
+	if (n > cap || sg->cap - sg->n < n)
+		return -ENOSPC;
+	pay_off = p->payload_off;
+	gro->q_len--;
+	for (unsigned int i = 0; i < n; i++) {
+		p = pop_one(gro);
+		pkts[i] = p;
+		if (i == 0)
+			voff_sg_add(sg, voff_pkt_data(p), p->len);
+		else
+			voff_sg_add(sg, voff_pkt_data(p) + pay_off,
+				    p->len - pay_off);
+	}
+	return (int)n;
 }
 
 unsigned int voff_gro_drain(struct voff_gro *gro, struct voff_batch *b)
@@ -813,7 +925,11 @@ unsigned int voff_gro_drain(struct voff_gro *gro, struct voff_batch *b)
 	unsigned int n = 0;
 
 	while (gro->q_head && voff_batch_space(b)) {
-		voff_batch_add(b, voff_gro_pop(gro));
+		struct voff_pkt *p = voff_gro_pop(gro);
+
+		if (!p)
+			break;
+		voff_batch_add(b, p);
 		n++;
 	}
 	return n;

@@ -71,6 +71,7 @@ struct gro_seg {
 /**
  * struct gro_flow - a flow table entry (one held head packet)
  * @head:	the held packet (first segment, payload of later ones appended)
+ * @tail:	sg mode: last packet of the chain head->next->...; else @head
  * @start_ns:	time the head was taken (its age)
  * @hash:	flow hash
  * @hnext:	next entry index in the hash chain, or GRO_NIL
@@ -90,6 +91,7 @@ struct gro_seg {
  */
 struct gro_flow {
 	struct voff_pkt *head;
+	struct voff_pkt *tail;
 	uint64_t start_ns;
 	uint32_t hash;
 	uint32_t hnext;

@@ -160,6 +160,33 @@ static inline void run_record(struct run *r, struct voff_pkt *p, bool passed)
 	o->passed = passed;
 }
 
+#ifdef GRO_TEST_SG
+/* Sg mode: gather each output from its iovec list, as writev() would. */
+static inline void run_collect(struct run *r)
+{
+	static uint8_t flat[70000];
+	struct voff_pkt *pk[VOFF_GRO_SG_MAX_SEGS], tmp;
+	struct iovec iov[VOFF_GRO_SG_MAX_SEGS];
+	struct voff_sg sg;
+	int n;
+
+	for (;;) {
+		voff_sg_init(&sg, iov, VOFF_GRO_SG_MAX_SEGS);
+		n = voff_gro_pop_sg(r->g, &sg, pk, VOFF_GRO_SG_MAX_SEGS);
+		CHECK_GE(n, 0);
+		if (n == 0)
+			break;
+		CHECK_EQ(voff_sg_copy(&sg, flat, sizeof(flat)), sg.len);
+		CHECK_EQ(n, pk[0]->gso_segs > 1 ? pk[0]->gso_segs : 1);
+		tmp = *pk[0];
+		CHECK_OK(voff_pkt_init_ext(&tmp, flat, sizeof(flat), 0,
+					   (uint32_t)sg.len));
+		voff_pkt_copy_meta(&tmp, pk[0]);
+		run_record(r, &tmp, false);
+		voff_pkt_free_bulk(pk, (unsigned int)n);
+	}
+}
+#else
 static inline void run_collect(struct run *r)
 {
 	struct voff_pkt *p;
@@ -169,11 +196,19 @@ static inline void run_collect(struct run *r)
 		voff_pkt_free(p);
 	}
 }
+#endif
 
 static inline void run_init(struct run *r, const struct voff_gro_config *cfg)
 {
+	struct voff_gro_config c = { 0 };
+
+	if (cfg)
+		c = *cfg;
+#ifdef GRO_TEST_SG
+	c.sg = true;
+#endif
 	memset(r, 0, sizeof(*r));
-	CHECK_OK(voff_gro_new(&r->g, cfg));
+	CHECK_OK(voff_gro_new(&r->g, &c));
 	CHECK_OK(voff_pool_new(&r->pool, 256, 2048));
 	CHECK_OK(voff_pool_new(&r->big, 8, VOFF_PKT_SUPER_ROOM));
 }
