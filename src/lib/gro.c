@@ -276,6 +276,21 @@ static bool want_proto(const struct voff_gro *g, uint8_t proto, uint8_t *l4)
 	return false;
 }
 
+/* IPv4 header checksum of a 20-byte header, inline (see csum.h). */
+static bool ipv4_hdr_ok(const uint8_t *ip)
+{
+	uint64_t sum = 0;
+	uint32_t w;
+
+	for (int i = 0; i < 20; i += 4) {
+		memcpy(&w, ip + i, 4);
+		sum += w;
+	}
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	return voff_csum_fold((uint32_t)sum) == 0;
+}
+
 static enum cls parse_v4(const struct voff_gro *g, struct gro_seg *s,
 			 uint32_t avail, uint8_t *key, unsigned int *kl,
 			 bool *bad_csum)
@@ -294,16 +309,15 @@ static enum cls parse_v4(const struct voff_gro *g, struct gro_seg *s,
 	if (!want_proto(g, ip[9], &s->l4))
 		return C_NONE;
 	frag = gro_get16(ip + 6);
-	*kl = make_key(key, ip, 4, ip[9], s->l3_off, NULL);
-	if (frag & 0x1FFF)
-		return C_FRAG;
 	s->l4_off = (uint16_t)(s->l3_off + ihl);
-	if (s->l3_len - ihl < 4)
+	if ((frag & 0x1FFF) || s->l3_len - ihl < 4) {
+		*kl = make_key(key, ip, 4, ip[9], s->l3_off, NULL);
 		return C_FRAG;
+	}
 	*kl = make_key(key, ip, 4, ip[9], s->l3_off, ip + ihl);
 	if (ihl != 20 || (frag & 0xA000) || s->l3_len != avail)
 		cand = false;
-	else if (!voff_csum_ipv4_hdr_ok(ip, 20)) {
+	else if (!ipv4_hdr_ok(ip)) {
 		*bad_csum = true;
 		cand = false;
 	}
@@ -451,8 +465,8 @@ static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
 		struct gro_flow *f = &g->flows[i];
 
 		if (f->hash == h && f->key_len == kl &&
-		    !memcmp(f->key, key, kl) &&
-		    !memcmp(voff_pkt_data(f->head), s->data, s->l3_off))
+		    gro_bytes_eq(f->key, key, kl) &&
+		    gro_bytes_eq(voff_pkt_data(f->head), s->data, s->l3_off))
 			return f;
 		i = f->hnext;
 	}
@@ -615,7 +629,7 @@ static enum gro_verdict check_ip(const struct gro_flow *f,
 		return GRO_SPLIT;
 	if (s->l4_off - s->l3_off != f->l4_off - f->l3_off)
 		return GRO_SPLIT;
-	if (memcmp(h + 40, n + 40, (size_t)(f->l4_off - f->l3_off - 40)) != 0)
+	if (!gro_bytes_eq(h + 40, n + 40, (size_t)(f->l4_off - f->l3_off - 40)))
 		return GRO_SPLIT;
 	return GRO_JOIN;
 }

@@ -163,6 +163,27 @@ static inline void gro_put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
+/*
+ * Equality of two short byte ranges (keys, L2 headers, options), inline:
+ * a libc memcmp() call costs more than the compare itself at these sizes.
+ */
+static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint64_t x, y, diff = 0;
+
+	while (n >= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		diff |= x ^ y;
+		a += 8;
+		b += 8;
+		n -= 8;
+	}
+	while (n--)
+		diff |= (uint64_t)(*a++ ^ *b++);
+	return diff == 0;
+}
+
 /**
  * voff__gro_l4_seed() - pseudo-header seed for a super-packet's L4 header
  * @head:	frame bytes

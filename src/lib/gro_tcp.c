@@ -38,7 +38,7 @@ static enum gro_verdict tcp_check(const struct gro_flow *f,
 	if (memcmp(th + 8, nt + 8, 4) != 0)
 		return GRO_SPLIT;
 	/* Equal flag words mean equal data offsets. */
-	if (doff > 20 && memcmp(th + 20, nt + 20, doff - 20) != 0)
+	if (!gro_bytes_eq(th + 20, nt + 20, doff - 20))
 		return GRO_SPLIT;
 	if (s->seq != f->next_seq)
 		return GRO_SPLIT;

@@ -46,6 +46,7 @@ struct sp {
 	bool no_csum;
 	uint16_t vlan;		/* 0 = untagged */
 	uint8_t src_last;	/* last byte of the source address (0 = 1) */
+	uint8_t dst_last;	/* last byte of the destination (0 = 2) */
 	uint8_t mac_last;	/* last byte of the source MAC (0 = 1) */
 	uint16_t ext_len;	/* IPv6 destination options bytes */
 	uint8_t ext_fill;	/* a byte inside them, to make them differ */
@@ -74,9 +75,15 @@ static inline size_t sp_build(const struct sp *s, uint8_t *buf, size_t cap)
 		memcpy(ip.src, (uint8_t[16]){ 0x20, 0x01, 0x0d, 0xb8,
 					     [15] = s->src_last ? s->src_last : 1 },
 		       16);
+		memcpy(ip.dst, (uint8_t[16]){ 0x20, 0x01, 0x0d, 0xb8,
+					     [15] = s->dst_last ? s->dst_last : 2 },
+		       16);
 	} else {
 		memcpy(ip.src, (uint8_t[4]){ 192, 0, 2,
 					    s->src_last ? s->src_last : 1 },
+		       4);
+		memcpy(ip.dst, (uint8_t[4]){ 192, 0, 2,
+					    s->dst_last ? s->dst_last : 2 },
 		       4);
 	}
 	tf_init(&b, buf, cap);
