@@ -59,15 +59,21 @@ uint32_t voff_csum_portable(const void *buf, size_t len, uint32_t sum);
 /**
  * voff_csum_simd() - the SIMD routine, when the CPU has it
  *
- * Return: as voff_csum(); falls back to voff_csum_portable() when this CPU
- * lacks the needed instructions (see voff_csum_impl()).
+ * Return: as voff_csum() (today the same routine); falls back to
+ * voff_csum_portable() when this CPU lacks the needed instructions (see
+ * voff_csum_impl()).
  */
 uint32_t voff_csum_simd(const void *buf, size_t len, uint32_t sum);
 
 /**
  * voff_csum_impl() - name of the routine voff_csum() uses on this CPU
  *
- * Return: a static string such as "avx2", "sse2" or "portable".
+ * The choice is made once, on the first call of any dispatched function
+ * (voff_csum(), voff_csum_simd(), voff_csum_copy(), voff_csum_impl()),
+ * from the CPU's features: "avx512" (AVX-512F), "avx2", "sse2" on x86, else
+ * "portable".  It is thread safe and allocates nothing.
+ *
+ * Return: a static string such as "avx512", "avx2", "sse2" or "portable".
  */
 const char *voff_csum_impl(void);
 
@@ -168,7 +174,11 @@ uint16_t voff_csum_update32(uint16_t check, uint32_t old, uint32_t new);
  * @saddr:	4 bytes, as in the packet
  * @daddr:	4 bytes, as in the packet
  * @proto:	IP protocol number (6, 17, ...)
- * @len:	L4 length (header and payload) in host order
+ * @len:	L4 length (header and payload) in host order; lengths above
+ *		65535 (GSO super-packets) are summed as a 32-bit number, as
+ *		the kernel does, which folds to the same value modulo 0xFFFF
+ *
+ * Does not read the IPv4 header: pass the addresses from it.
  *
  * Return: unfolded partial sum of the pseudo-header.
  */
@@ -199,8 +209,8 @@ uint32_t voff_csum_pseudo_v6(const void *saddr, const void *daddr,
  * as 0xFFFF, as the kernel's skb_checksum_help() does (for UDP 0 would mean
  * "no checksum").
  *
- * Return: 0, or -EINVAL when the field does not lie inside the frame
- * (nothing written).
+ * Return: 0, or -EINVAL when @start > @len or the two bytes of the field
+ * do not lie inside [@start, @len) (nothing written).
  */
 int voff_csum_complete_at(uint8_t *data, size_t len, size_t start,
 			  size_t offset);
@@ -220,7 +230,10 @@ int voff_pkt_csum_complete(struct voff_pkt *pkt);
 /**
  * voff_csum_ipv4_hdr() - compute an IPv4 header checksum
  * @hdr:	the header, its checksum field included (ignored)
- * @ihl_bytes:	header length in bytes (20..60)
+ * @ihl_bytes:	header length in bytes (20..60; the caller checks it, as
+ *		nothing here reads the IHL field)
+ *
+ * Does not store the result: memcpy() it to byte 10 of the header.
  *
  * Return: the checksum field value, memory order.
  */

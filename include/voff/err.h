@@ -66,6 +66,12 @@ extern "C" {
 	X(VXLAN_FLAGS, "vxlan_flags", "VXLAN header without the I flag")        \
 	X(TUNNEL_DEPTH, "tunnel_depth", "tunnels nested too deep")              \
 	X(LAYER_DEPTH, "layer_depth", "more headers than the parser records")   \
+	X(HDR_PAST_L3, "hdr_past_l3",                                           \
+	  "header runs past the end its IP length states")                      \
+	X(INNER_L3_LEN, "inner_l3_len",                                         \
+	  "inner IP length runs past the end of the outer packet")              \
+	X(IPV6_OPT, "ipv6_opt", "malformed option in an IPv6 options header")   \
+	X(HDR_OFF, "hdr_off", "header ends past the 16-bit offset range")       \
 	/* Packet buffers and pools. */                                         \
 	X(NO_HEADROOM, "no_headroom", "not enough headroom to prepend")         \
 	X(NO_TAILROOM, "no_tailroom", "not enough tailroom to append")          \

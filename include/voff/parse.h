@@ -36,6 +36,44 @@
  * packet.  A frame shorter than that gives VOFF_E_TRUNC_L3; bytes after it
  * (Ethernet padding) are allowed and reported in @l3_end.  UDP's length
  * must equal the IP payload length.
+ *
+ * Errors, in detail:
+ *  - VOFF_E_TRUNC_<header>: the frame ends inside that header;
+ *    VOFF_E_TRUNC_L3: the headers are complete but the frame is shorter
+ *    than the outer IP length (checked after the walk, so a cut inside a
+ *    header names the header).  An empty raw-IP frame is VOFF_E_TRUNC_IPV4.
+ *  - VOFF_E_HDR_PAST_L3: a header runs past the end its IP length states
+ *    (the frame itself goes on), e.g. an IPv6 payload length of 0 with a
+ *    next header: jumbograms are not supported.  VOFF_E_TCP_DOFF covers a
+ *    TCP data offset past that end, VOFF_E_INNER_L3_LEN an inner IP length
+ *    past the end of the outer packet (shorter inner packets are fine).
+ *  - VOFF_E_IPV4_OPT, VOFF_E_TCP_OPT: an option other than EOL/NOP whose
+ *    length byte is missing, below 2 or past the header (EOL ends the
+ *    list).  VOFF_E_IPV6_OPT: a hop-by-hop or destination option running
+ *    past its header.  VOFF_E_IPV6_EXT: a hop-by-hop header that does not
+ *    directly follow the IPv6 header (RFC 8200 4.1).
+ *  - VOFF_E_GRE_VER: GRE version other than 0, or the routing, strict
+ *    source route or recursion bits of RFC 1701 set.  VOFF_E_VXLAN_FLAGS:
+ *    no I flag (other VXLAN flag bits are ignored, RFC 7348).
+ *  - VOFF_E_VLAN_DEPTH, VOFF_E_IPV6_EXT_DEPTH, VOFF_E_LAYER_DEPTH: more
+ *    tags, extension headers (per IP header) or headers than recorded.
+ *  - VOFF_E_HDR_OFF: a header ending at or past offset 0xFFFF, which the
+ *    16-bit offsets cannot name (cannot happen within the other limits, but
+ *    checked).  VOFF_E_TOO_BIG: @len above VOFF_PARSE_MAX_LEN.
+ *
+ * Fragments: an IPv4 packet with MF or a fragment offset, or an IPv6 fragment
+ * header with M or an offset, is a fragment (an IPv6 atomic fragment,
+ * offset 0 without M, is a whole packet, RFC 6946).  A non-first fragment
+ * ends the walk at its IP header (@l4_proto still says what it carries); a
+ * first fragment's TCP/UDP/GRE header is recorded when it lies complete in
+ * the fragment (otherwise the walk ends without error), its UDP length is
+ * not checked and no tunnel is entered from it.
+ *
+ * Tunnels: one level is entered.  Inside it, a UDP port 4789/6081 or a GRE
+ * protocol announces a tunnel header that is validated and recorded (so
+ * its errors are reported) but not entered; @payload_off then stays after
+ * the inner UDP/GRE header.  Inner VLAN tags are recorded as layers and
+ * limited to VOFF_PARSE_MAX_VLAN, but not copied to @vlan_tci.
  */
 #ifndef VOFF_PARSE_H
 #define VOFF_PARSE_H
@@ -53,6 +91,8 @@ struct voff_pkt;
 #define VOFF_PARSE_MAX_LAYERS 24
 #define VOFF_PARSE_MAX_VLAN 4
 #define VOFF_PARSE_MAX_IPV6_EXT 8
+/* Largest frame voff_parse() takes: two 16-bit lengths' worth. */
+#define VOFF_PARSE_MAX_LEN (0xFFFFu + 0xFFFFu)
 
 /*
  * VOFF_PROTO_MAP(X) - X(ENUM_SUFFIX, "name") for every header the parser
@@ -82,7 +122,11 @@ enum voff_proto {
 	VOFF_PROTO__COUNT
 };
 
-/** voff_proto_name() - printable name of a protocol ("?" if unknown) */
+/**
+ * voff_proto_name() - printable name of a protocol
+ * Return: a static string: the name of VOFF_PROTO_MAP, or "?" for
+ * VOFF_PROTO_NONE and values out of range.
+ */
 const char *voff_proto_name(enum voff_proto proto);
 
 /** enum voff_parse_start - what the first byte of a frame is */
@@ -124,15 +168,18 @@ struct voff_layer {
  * @l2_off:	outer Ethernet header, or VOFF_OFF_NONE (raw IP)
  * @l3_off:	outer IP header, or VOFF_OFF_NONE
  * @l3_proto:	4 or 6 for the outer IP version, 0 when none
- * @l4_off:	outer TCP/UDP header (or GRE), or VOFF_OFF_NONE
+ * @l4_off:	outer TCP/UDP header (or GRE), or VOFF_OFF_NONE (also for
+ *		other protocols and non-first fragments)
  * @l4_proto:	outer IP protocol of the last header (6, 17, 47, ...), 0 if none
- * @l3_end:	offset one past the outer L3 packet (the IP length's end)
+ * @l3_end:	offset one past the outer L3 packet (the IP length's end);
+ *		the frame length when there is no IP header
  * @tunnel:	VOFF_PROTO_VXLAN/GENEVE/GRE when a tunnel was entered, else 0
  * @tunnel_off:	offset of the tunnel header (VOFF_OFF_NONE without tunnel)
  * @inner_l2_off: inner Ethernet header, or VOFF_OFF_NONE
  * @inner_l3_off: inner IP header, or VOFF_OFF_NONE
  * @inner_l3_proto: 4, 6 or 0
- * @inner_l4_off: inner TCP/UDP header, or VOFF_OFF_NONE
+ * @inner_l4_off: inner TCP/UDP header (or a recorded inner GRE header),
+ *		or VOFF_OFF_NONE
  * @inner_l4_proto: inner IP protocol, 0 if none
  * @payload_off: first byte after the innermost L4 header (or after the
  *		innermost header parsed when there is no L4), never past @l3_end
@@ -165,14 +212,16 @@ struct voff_parsed {
 /**
  * voff_parse() - parse a frame's headers
  * @data:	frame bytes
- * @len:	frame length (at most 0xFFFF + 0xFFFF; longer frames give
+ * @len:	frame length (at most VOFF_PARSE_MAX_LEN; longer frames give
  *		VOFF_E_TOO_BIG)
  * @start:	VOFF_PARSE_ETH or VOFF_PARSE_IP
  * @out:	filled with what was found; on error it lists the headers
  *		parsed before the fault
  *
- * Return: 0, or a negative VOFF_E_* code for malformed or truncated input,
- * or -EINVAL for a bad @start.  Never reads outside [@data, @data+@len).
+ * Return: 0, or a negative VOFF_E_* code for malformed or truncated input
+ * (see the top of this file), or -EINVAL for a bad @start, a NULL @out or
+ * a NULL @data with a non-zero @len.  Never reads outside
+ * [@data, @data+@len); never writes outside *@out.
  */
 int voff_parse(const uint8_t *data, size_t len, enum voff_parse_start start,
 	       struct voff_parsed *out);
@@ -216,10 +265,24 @@ struct voff_csum_report {
  * @out:	receives one verdict per IPv4 header, TCP/UDP header and GRE
  *		header with a checksum, outermost first
  *
- * Fragments give VOFF_CSUM_V_NONE for their L4 header (not checkable
- * alone); a UDP checksum of 0 over IPv4 is VOFF_CSUM_V_NONE.
+ * Each L4 checksum covers the bytes up to the end of its IP packet (never
+ * Ethernet padding), with the pseudo-header of that IP header (the inner
+ * one for inner headers).  The pseudo-header's destination is the final
+ * one: for IPv6 with a routing header that still has segments left, the
+ * last address of a type 0 or 2 header, or Segment List[0] of a type 4
+ * (SRH) header; other routing types with segments left give
+ * VOFF_CSUM_V_NONE.  For IPv4 with a loose or strict source route option
+ * whose pointer has not run past it, the option's last address.
  *
- * Return: 0, or -EINVAL when @p does not describe @data.
+ * Fragments give VOFF_CSUM_V_NONE for their L4 header (not checkable
+ * alone); a UDP checksum of 0 is VOFF_CSUM_V_NONE over IPv4 and, over IPv6,
+ * when the UDP carries a VXLAN or Geneve header (RFC 6935), else
+ * VOFF_CSUM_V_BAD.  GRE headers without the C bit get no verdict.
+ *
+ * Return: 0, or -EINVAL when @p does not describe @data (a layer outside
+ * the frame, an IP header whose fields disagree with the layer, an L4
+ * layer without an IP header before it, more than 8 verdicts); @out may
+ * then hold the verdicts found before the mismatch.
  */
 int voff_parse_csum_check(const uint8_t *data, size_t len,
 			  const struct voff_parsed *p,

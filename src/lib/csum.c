@@ -177,7 +177,7 @@ uint16_t voff_csum_update32(uint16_t check, uint32_t old, uint32_t new)
 	return voff_csum_fold(s);
 }
 
-/* A 32-bit number as it sits in memory in network order, loaded in host order. */
+/* A 32-bit number stored in network order, then loaded in host order. */
 static uint32_t be32_word(uint32_t v)
 {
 	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),
@@ -260,35 +260,4 @@ uint16_t voff_csum_ipv4_hdr(const void *hdr, size_t ihl_bytes)
 bool voff_csum_ipv4_hdr_ok(const void *hdr, size_t ihl_bytes)
 {
 	return voff_csum_fold(voff_csum_portable(hdr, ihl_bytes, 0)) == 0;
-}
-
-/* ---- dispatch (temporary: portable only) --------------------------------- */
-
-static const struct voff__csum_variant variants[] = {
-	{ "portable", voff_csum_portable, voff__csum_copy_portable, 1 },
-};
-
-const struct voff__csum_variant *voff__csum_variant(unsigned int i)
-{
-	return i < sizeof(variants) / sizeof(variants[0]) ? &variants[i] : NULL;
-}
-
-uint32_t voff_csum(const void *buf, size_t len, uint32_t sum)
-{
-	return voff_csum_portable(buf, len, sum);
-}
-
-uint32_t voff_csum_simd(const void *buf, size_t len, uint32_t sum)
-{
-	return voff_csum_portable(buf, len, sum);
-}
-
-const char *voff_csum_impl(void)
-{
-	return "portable";
-}
-
-uint32_t voff_csum_copy(void *dst, const void *src, size_t len, uint32_t sum)
-{
-	return voff__csum_copy_portable(dst, src, len, sum);
 }

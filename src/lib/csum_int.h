@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * csum_int.h - private interface between csum.c, the SIMD file csum_x86.c
+ * csum_int.h - private interface between csum.c, the SIMD file csum_simd.c
  * and the checksum unit tests
  *
- * csum.c holds the portable sums and every helper of csum.h; csum_x86.c
+ * csum.c holds the portable sums and every helper of csum.h; csum_simd.c
  * holds the vector routines and the run-time choice between them.  Tests
  * reach each variant through voff__csum_variant() so they can compare all
  * of them with the naive twin, whatever this CPU picks for voff_csum().
@@ -11,6 +11,7 @@
 #ifndef VOFF_CSUM_INT_H
 #define VOFF_CSUM_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,13 +24,13 @@ typedef uint32_t (*voff__csum_copy_fn)(void *dst, const void *src, size_t len,
  * @name:	"avx2", "sse2", "portable"
  * @csum:	the sum routine
  * @copy:	the fused copy and sum routine
- * @usable:	whether this CPU can run it
+ * @usable:	whether this CPU can run it (may be called from any thread)
  */
 struct voff__csum_variant {
 	const char *name;
 	voff__csum_fn csum;
 	voff__csum_copy_fn copy;
-	int usable;
+	bool (*usable)(void);
 };
 
 /**
