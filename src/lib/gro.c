@@ -328,7 +328,7 @@ static enum cls parse_v6(const struct voff_gro *g, struct gro_seg *s,
 			 uint32_t avail, uint8_t *key, unsigned int *kl)
 {
 	const uint8_t *ip = s->data + s->l3_off;
-	uint32_t off = 40, end, elen;
+	uint32_t off = 40, end;
 	uint8_t nh;
 
 	if (avail < 40 || ip[0] >> 4 != 6)
@@ -339,6 +339,8 @@ static enum cls parse_v6(const struct voff_gro *g, struct gro_seg *s,
 	s->l3_len = end;
 	nh = ip[6];
 	for (int n = 0;; n++) {
+		uint32_t elen;
+
 		if (nh == 44) {
 			/* A fragment: never merged; ports only in the first. */
 			uint8_t next;
@@ -612,10 +614,11 @@ static enum gro_verdict check_ip(const struct gro_flow *f,
 {
 	const uint8_t *h = voff_pkt_data(f->head) + f->l3_off;
 	const uint8_t *n = s->data + s->l3_off;
-	uint16_t step;
 
 	*mode = f->idmode;
 	if (f->ver == 4) {
+		uint16_t step;
+
 		if (h[1] != n[1] || h[8] != n[8] || ((h[6] ^ n[6]) & 0x40))
 			return GRO_SPLIT;
 		step = (uint16_t)(gro_get16(n + 4) - f->first_id);
@@ -874,7 +877,7 @@ static unsigned int run_len(const struct voff_gro *g)
 /* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
 static struct voff_pkt *linearize(struct voff_gro *g)
 {
-	struct voff_pkt *hd = g->q_head, *np, *p;
+	struct voff_pkt *hd = g->q_head, *np;
 	unsigned int n = run_len(g);
 	uint16_t pay_off = hd->payload_off;
 
@@ -887,7 +890,8 @@ static struct voff_pkt *linearize(struct voff_gro *g)
 	voff_pkt_copy_meta(np, hd);
 	voff_pkt_free(pop_one(g));
 	for (unsigned int i = 1; i < n; i++) {
-		p = pop_one(g);
+		struct voff_pkt *p = pop_one(g);
+
 		memcpy(voff_pkt_data(np) + np->len, voff_pkt_data(p) + pay_off,
 		       p->len - pay_off);
 		np->len += p->len - pay_off;

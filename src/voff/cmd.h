@@ -7,5 +7,6 @@
 #define VOFF_CMD_H
 
 int inspect_main(int argc, char **argv);
+int gro_main(int argc, char **argv);
 
 #endif /* VOFF_CMD_H */

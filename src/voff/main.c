@@ -17,6 +17,8 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "inspect", inspect_main,
 	  "show the layers, offsets and checksums of each frame of a capture" },
+	{ "gro", gro_main,
+	  "coalesce the flows of a capture into super-packets (GRO)" },
 };
 
 static void usage(FILE *f)
