@@ -184,7 +184,7 @@ static void new_flow(struct kflow *f, int idx, int fam)
 	f->s.df = chance(70);
 	f->s.ack = 1;
 	f->fixed_id = chance(30);
-	f->mss = (uint16_t)(1 + rnd(chance(30) ? 1400 : 300));
+	f->mss = (uint16_t)(1 + rnd(chance(30) ? 1300 : 300)); /* frames <= MTU */
 	if (!f->s.udp && chance(50)) {
 		f->s.tcpopt = 12;
 		f->s.tsval = (uint32_t)check_rand();
