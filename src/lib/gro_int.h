@@ -170,14 +170,26 @@ static inline void gro_put16(uint8_t *p, uint16_t v)
 static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	uint64_t x, y, diff = 0;
+	uint32_t u, v;
 
-	while (n >= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		diff |= x ^ y;
-		a += 8;
-		b += 8;
-		n -= 8;
+	if (n >= 8) {
+		/* 8-byte words; the last one may overlap the one before. */
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			diff |= x ^ y;
+		}
+		memcpy(&x, a + n - 8, 8);
+		memcpy(&y, b + n - 8, 8);
+		return (diff | (x ^ y)) == 0;
+	}
+	if (n >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		diff = u ^ v;
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&v, b + n - 4, 4);
+		return (diff | (u ^ v)) == 0;
 	}
 	while (n--)
 		diff |= (uint64_t)(*a++ ^ *b++);
