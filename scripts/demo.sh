@@ -13,4 +13,4 @@ echo "== voff inspect tests/data/sample.pcap"
 "$voff" inspect tests/data/sample.pcap
 echo
 echo "== voff inspect -j tests/data/sample.pcap (first 3 frames)"
-"$voff" inspect -j tests/data/sample.pcap | head -n 3
+"$voff" inspect -j tests/data/sample.pcap | sed -n 1,3p

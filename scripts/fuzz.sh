@@ -6,9 +6,10 @@
 # Builds fuzz_TARGET in the "fuzz" preset's directory (clang, libFuzzer,
 # ASan+UBSan; configured on first use, with the library instrumented for
 # coverage too), then runs it on one core for SECONDS with
-# fuzz/corpus/TARGET/ as seeds and fuzz/TARGET.dict when that exists.  New corpus entries go to a scratch directory (printed, with the
-# command that merges a minimised set back); crashes, leaks and timeouts go
-# to fuzz/artifacts/.  Prints the run's executions, speed and coverage.
+# fuzz/corpus/TARGET/ as seeds and fuzz/TARGET.dict when that exists.  New
+# corpus entries go to a scratch directory (printed, with the command that
+# merges a minimised set back); crashes, leaks and timeouts go to
+# fuzz/artifacts/.  Prints the run's executions, speed and coverage.
 # Exits 0 when the run found nothing, 1 on a finding, 2 on a usage or build
 # error.
 #
@@ -42,13 +43,7 @@ if [[ ! -f $build/build.ninja ]]; then
 			-DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
 	fi
 fi
-# libFuzzer needs coverage of the library, not only of the target file:
-# fuzz/CMakeLists.txt instruments just the target, so add
-# -fsanitize=fuzzer-no-link for everything (harmless if already there).
-if ! grep -q 'fuzzer-no-link' "$build/CMakeCache.txt"; then
-	cmake -S "$root" -B "$build" \
-		-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link >/dev/null || exit 2
-fi
+# The fuzz build instruments the library as well (CMakeLists.txt).
 bin=$build/fuzz/fuzz_$target
 if ! ninja -C "$build" -j2 "fuzz_$target" >/dev/null || [[ ! -x $bin ]]; then
 	echo "fuzz.sh: build of fuzz_$target failed" >&2
@@ -88,8 +83,9 @@ echo "fuzz.sh: merge a minimised set back with:"
 echo "  $bin -merge=1 $corpus $scratch"
 if [[ $rc -ne 0 || $after -ne $before ]]; then
 	echo "fuzz.sh: FINDING (exit $rc); artifacts in $artifacts:" >&2
-	find "$artifacts" -maxdepth 1 -name "$target-*" -newer "$scratch.stamp" >&2
-	grep -E 'ERROR|runtime error|fuzz_parse:|SUMMARY' "$log" | head -20 >&2
+	find "$artifacts" -maxdepth 1 -name "$target-*" \
+		-newer "$scratch.stamp" >&2
+	grep -E "ERROR|runtime error|fuzz_$target:|SUMMARY" "$log" | head -20 >&2
 	exit 1
 fi
 exit 0

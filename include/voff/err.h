@@ -79,7 +79,51 @@ extern "C" {
 	/* Capture files. */                                                    \
 	X(PCAP_LINKTYPE, "pcap_linktype", "unsupported capture link type")      \
 	X(PCAP_FORMAT, "pcap_format", "malformed capture file")                 \
-	X(PCAP_SNAP, "pcap_snap", "frame truncated by the capture snap length")
+	X(PCAP_SNAP, "pcap_snap", "frame truncated by the capture snap length") \
+	/* virtio_net_hdr validator (vnet.h, docs/vnet.md). */                  \
+	X(VNET_TRUNC, "vnet_trunc", "buffer shorter than the virtio_net_hdr")   \
+	X(VNET_FLAGS, "vnet_flags", "unknown or unsupported virtio_net_hdr flags") \
+	X(VNET_GSO_TYPE, "vnet_gso_type", "unknown virtio_net_hdr gso_type")    \
+	X(VNET_GSO_ECN, "vnet_gso_ecn", "ECN bit on a gso_type other than TCP") \
+	X(VNET_GSO_SIZE_ZERO, "vnet_gso_size_zero", "GSO with gso_size 0")      \
+	X(VNET_GSO_BY_FRAGS, "vnet_gso_by_frags",                               \
+	  "gso_size 0xFFFF (GSO_BY_FRAGS) from outside")                        \
+	X(VNET_HDR_LEN, "vnet_hdr_len", "virtio_net_hdr hdr_len past the frame") \
+	X(VNET_HDR_LEN_SHORT, "vnet_hdr_len_short",                             \
+	  "virtio_net_hdr hdr_len shorter than an Ethernet header")             \
+	X(VNET_FRAME_SHORT, "vnet_frame_short",                                 \
+	  "frame shorter than an Ethernet header (or empty on TUN)")            \
+	X(VNET_NOT_IP, "vnet_not_ip", "TUN frame is neither IPv4 nor IPv6")     \
+	X(VNET_CSUM_PAST_END, "vnet_csum_past_end",                             \
+	  "csum_start/csum_offset point past the frame")                        \
+	X(VNET_CSUM_START_SHORT, "vnet_csum_start_short",                       \
+	  "csum_start inside the smallest IP header")                           \
+	X(VNET_CSUM_NOT_L4, "vnet_csum_not_l4",                                 \
+	  "csum_start is not the TCP/UDP header of the packet")                 \
+	X(VNET_CSUM_OFFSET, "vnet_csum_offset",                                 \
+	  "csum_offset is not the L4 checksum field")                           \
+	X(VNET_TCP_CSUM_OFFSET, "vnet_tcp_csum_offset",                         \
+	  "TCP GSO with csum_offset other than 16")                             \
+	X(VNET_GSO_NO_CSUM, "vnet_gso_no_csum", "GSO without NEEDS_CSUM")       \
+	X(VNET_GSO_PROTO, "vnet_gso_proto",                                     \
+	  "gso_type disagrees with the packet's protocols")                     \
+	X(VNET_GSO_PADDED, "vnet_gso_padded",                                   \
+	  "GSO frame with bytes after its IP packet")                           \
+	X(VNET_GSO_SEGS, "vnet_gso_segs", "more GSO segments than allowed")     \
+	X(VNET_USO_NO_CSUM, "vnet_uso_no_csum", "USO without NEEDS_CSUM")       \
+	X(VNET_USO_CSUM_OFFSET, "vnet_uso_csum_offset",                         \
+	  "USO with csum_offset other than 6")                                  \
+	X(VNET_USO_ECN, "vnet_uso_ecn", "USO with the ECN bit")                 \
+	X(VNET_USO_SEGS, "vnet_uso_segs", "USO over 128 segments")              \
+	X(VNET_TNL_TYPE, "vnet_tnl_type",                                       \
+	  "tunnel GSO with both outer versions or a bad inner type")            \
+	X(VNET_TNL_DATA_VALID, "vnet_tnl_data_valid",                           \
+	  "tunnel GSO with DATA_VALID")                                         \
+	X(VNET_TNL_OFFSETS, "vnet_tnl_offsets",                                 \
+	  "tunnel GSO offsets out of order")                                    \
+	X(VNET_TNL_PARSE, "vnet_tnl_parse",                                     \
+	  "tunnel GSO offsets do not match the packet's tunnel")                \
+	X(VNET_HASH_REPORT, "vnet_hash_report", "unknown virtio hash_report")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

@@ -33,7 +33,8 @@
  * (the inner packet's own tunnel headers are recorded, not entered).
  *
  * Length rules: the IP header's length fields define the end of the L3
- * packet.  A frame shorter than that gives VOFF_E_TRUNC_L3; bytes after it
+ * packet.  A frame shorter than that gives VOFF_E_TRUNC_L3 (or the
+ * truncation error of the header it cuts); bytes after it
  * (Ethernet padding) are allowed and reported in @l3_end.  UDP's length
  * must equal the IP payload length.
  *

@@ -121,7 +121,8 @@ struct voff_pool;
  * @source:	enum voff_pkt_source
  * @port:	receive port index, free for the application's use
  * @hash:	flow hash, 0 when not computed
- * @rx_ns:	receive time (CLOCK_MONOTONIC ns), 0 when unknown
+ * @rx_ns:	receive time in ns, 0 when unknown: CLOCK_MONOTONIC for
+ *		packets from ports, wall-clock time for capture files
  * @pool:	owning pool for VOFF_PKT_SRC_POOL, else NULL
  * @next:	link for the pool's free list and for the owner's queues
  *

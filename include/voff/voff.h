@@ -10,6 +10,7 @@
 #include <voff/csum.h>
 #include <voff/parse.h>
 #include <voff/pcap.h>
+#include <voff/vnet.h>
 #include <voff/gro.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */

@@ -133,9 +133,9 @@ static void routing_dst(struct ipctx *ip, const struct voff_layer *l,
 	size_t n;
 
 	if (l->len < 8 || h[3] == 0)
-		return;		/* no segments left: the header's dst is final */
+		return;	/* no segments left: the header's dst is final */
 	switch (h[2]) {
-	case 0:		/* RFC 2460 type 0 (deprecated), and RFC 6275 type 2 */
+	case 0:	/* RFC 2460 type 0 (deprecated); RFC 6275 type 2 */
 	case 2:
 		n = h[1] / 2;
 		if (n >= 1 && 8 + 16 * n <= l->len) {
@@ -143,7 +143,7 @@ static void routing_dst(struct ipctx *ip, const struct voff_layer *l,
 			return;
 		}
 		break;
-	case 4:		/* RFC 8754: Segment List[0] is the last segment */
+	case 4:	/* RFC 8754: Segment List[0] is the last segment */
 		if (l->len >= 24) {
 			ip->dst = h + 8;
 			return;

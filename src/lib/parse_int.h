@@ -28,7 +28,7 @@ enum {
 	VOFF__ETH_IPV6 = 0x86DD,
 	VOFF__ETH_8021Q = 0x8100,
 	VOFF__ETH_8021AD = 0x88A8,
-	VOFF__ETH_TEB = 0x6558,		/* transparent Ethernet bridging */
+	VOFF__ETH_TEB = 0x6558,		/* transparent Ethernet bridge */
 	VOFF__ETH_MIN_TYPE = 0x0600,	/* below: an 802.3 length field */
 };
 
@@ -71,7 +71,7 @@ enum {
 	VOFF__GRE_R = 0x4000,
 	VOFF__GRE_K = 0x2000,
 	VOFF__GRE_S = 0x1000,
-	VOFF__GRE_SSR = 0x0800,		/* strict source route (RFC 1701) */
+	VOFF__GRE_SSR = 0x0800,		/* strict source route (1701) */
 	VOFF__GRE_RECUR = 0x0700,	/* recursion control (RFC 1701) */
 	VOFF__GRE_VER = 0x0007,
 };

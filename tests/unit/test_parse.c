@@ -1508,6 +1508,38 @@ static void t_inner_frag(void)
 	CHECK_EQ(p.payload_off, 58);
 }
 
+/* A first fragment carrying GRE: recorded when complete, not entered. */
+static void t_gre_in_fragment(void)
+{
+	uint8_t buf[FRAME_CAP];
+	struct voff_parsed p;
+	struct tf b;
+	size_t len;
+
+	init_frame(&b, buf);
+	tf_eth(&b);
+	tf_ipv4(&b, &(struct tf_ip){ .mf = true });
+	tf_gre(&b, false, true, true);
+	tf_ipv4(&b, &(struct tf_ip){ 0 });
+	tf_udp(&b, &(struct tf_l4){ 0 });
+	len = finish(&b);
+	CHECK_OK(parse_exact(buf, len, VOFF_PARSE_ETH, &p));
+	LAYERS(&p, L(ETH, 0, 14), L(IPV4, 14, 20), L(GRE, 34, 12));
+	CHECK_EQ(p.flags, VOFF_PF_FRAG | VOFF_PF_FRAG_FIRST);
+	CHECK_EQ(p.tunnel, 0);
+	CHECK_EQ(p.l4_off, 34);
+	CHECK_EQ(p.payload_off, 46);
+	invariants(&p, len);
+	/* The fragment ends inside the GRE key: no L4, no error. */
+	put16(buf + 16, 20 + 6);
+	CHECK_OK(parse_exact(buf, len, VOFF_PARSE_ETH, &p));
+	LAYERS(&p, L(ETH, 0, 14), L(IPV4, 14, 20));
+	CHECK_EQ(p.l4_proto, 47);
+	put16(buf + 16, 20 + 2);
+	CHECK_OK(parse_exact(buf, len, VOFF_PARSE_ETH, &p));
+	CHECK_EQ(p.n_layers, 2);
+}
+
 static void t_malformed(void)
 {
 	uint8_t buf[FRAME_CAP];
@@ -2133,6 +2165,7 @@ CHECK_MAIN(CHECK_TEST(t_v4_tcp), CHECK_TEST(t_v6_udp_qinq),
 	   CHECK_TEST(t_unknown_stops), CHECK_TEST(t_vxlan),
 	   CHECK_TEST(t_geneve), CHECK_TEST(t_gre),
 	   CHECK_TEST(t_tunnel_in_tunnel), CHECK_TEST(t_inner_frag),
+	   CHECK_TEST(t_gre_in_fragment),
 	   CHECK_TEST(t_malformed), CHECK_TEST(t_inner_errors),
 	   CHECK_TEST(t_layer_limit), CHECK_TEST(t_args),
 	   CHECK_TEST(t_big_frame), CHECK_TEST(t_pkt_parse),
