@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 
+#include <voff/vnet.h>
+
 #include "test_gro_util.h"
 
 #define H4 54u	/* Ethernet + IPv4 + TCP header bytes */
@@ -1046,6 +1048,52 @@ static void t_in_place(void)
 	run_fini(&R);
 }
 
+/*
+ * Outputs are ready for a virtio_net_hdr: what AF_PACKET shows for a GRO
+ * frame on 6.18 (MODEL.md 3: NEEDS_CSUM, TCPV4, gso_size 100, csum 34/16;
+ * the kernel's hdr_len is its linear length, voff's the header bytes), and
+ * DATA_VALID for a verified frame that merged nothing.
+ */
+static void t_vnet_header(void)
+{
+	struct voff_vnet_cfg vc = { .hdr_size = 10, .dir = VOFF_VNET_RX };
+	static uint8_t f[2048];
+	struct voff_vnet_hdr h;
+	struct voff_pkt *p;
+	uint8_t raw[10];
+	size_t len;
+
+	setup(NULL);
+	for (int i = 0; i < 3; i++) {
+		len = sp_build(&(struct sp){ .seq = 1 + 100u * (uint32_t)i,
+					     .len = i == 2 ? 50 : 100,
+					     .sport = (uint16_t)(i == 2 ? 9 : 1),
+					     .id = (uint16_t)i },
+			       f, sizeof(f));
+		CHECK_OK(voff_pkt_alloc(R.pool, &p));
+		CHECK_OK(voff_pkt_set_data(p, f, (uint32_t)len));
+		CHECK_GT(voff_gro_receive(R.g, p, 0), 0);
+	}
+	voff_gro_flush(R.g, 0);
+	p = voff_gro_pop(R.g);
+	CHECK_EQ(voff_vnet_encode(&vc, p, raw, sizeof(raw)), 10);
+	CHECK_EQ(voff_vnet_hdr_read(&vc, raw, sizeof(raw), &h), 10);
+	CHECK_EQ(h.flags, VOFF_VNET_F_NEEDS_CSUM);
+	CHECK_EQ(h.gso_type, 1);
+	CHECK_EQ(h.gso_size, 100);
+	CHECK_EQ(h.csum_start, 34);
+	CHECK_EQ(h.csum_offset, 16);
+	CHECK_EQ(h.hdr_len, 54);
+	voff_pkt_free(p);
+	p = voff_gro_pop(R.g);
+	CHECK_EQ(voff_vnet_encode(&vc, p, raw, sizeof(raw)), 10);
+	CHECK_EQ(voff_vnet_hdr_read(&vc, raw, sizeof(raw), &h), 10);
+	CHECK_EQ(h.flags, VOFF_VNET_F_DATA_VALID);
+	CHECK_EQ(h.gso_type, 0);
+	voff_pkt_free(p);
+	run_fini(&R);
+}
+
 static void t_args(void)
 {
 	struct voff_gro *g = NULL;
@@ -1148,6 +1196,7 @@ CHECK_MAIN(CHECK_TEST(t_merge_v4), CHECK_TEST(t_merge_v6),
 	   CHECK_TEST(t_udp_disabled), CHECK_TEST(t_flush_timeout),
 	   CHECK_TEST(t_batch_end), CHECK_TEST(t_evict_oldest),
 	   CHECK_TEST(t_not_ours), CHECK_TEST(t_gso_input),
-	   CHECK_TEST(t_in_place), CHECK_TEST(t_args),
+	   CHECK_TEST(t_in_place), CHECK_TEST(t_vnet_header),
+	   CHECK_TEST(t_args),
 	   CHECK_TEST(t_selftest_df_id), CHECK_TEST(t_selftest_id_mixed),
 	   CHECK_TEST(t_selftest_data))
