@@ -236,7 +236,7 @@ static uint8_t parse_l2(const uint8_t *d, uint32_t len, enum voff_parse_start st
 }
 
 /* L4 header of a candidate (or skipped) segment; C_SKIP when malformed. */
-static enum cls parse_l4(struct gro_seg *s, uint32_t end, bool cand)
+static inline enum cls parse_l4(struct gro_seg *s, uint32_t end, bool cand)
 {
 	const uint8_t *l4 = s->data + s->l4_off;
 	uint32_t room = end - s->l4_off;
@@ -955,6 +955,7 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 		    struct voff_pkt **pkts, unsigned int cap)
 {
 	struct voff_pkt *p = gro->q_head;
+	struct iovec *iov;
 	unsigned int n;
 	uint16_t pay_off;
 
@@ -965,15 +966,19 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 		return -ENOSPC;
 	pay_off = p->payload_off;
 	gro->q_len--;
+	/* One entry per packet, filled here: voff_sg_add() per segment
+	 * costs more than the rest of taking the output. */
+	iov = sg->iov + sg->n;
 	for (unsigned int i = 0; i < n; i++) {
+		uint32_t skip = i ? pay_off : 0;
+
 		p = pop_one(gro);
 		pkts[i] = p;
-		if (i == 0)
-			voff_sg_add(sg, voff_pkt_data(p), p->len);
-		else
-			voff_sg_add(sg, voff_pkt_data(p) + pay_off,
-				    p->len - pay_off);
+		iov[i].iov_base = voff_pkt_data(p) + skip;
+		iov[i].iov_len = p->len - skip;
+		sg->len += p->len - skip;
 	}
+	sg->n += n;
 	return (int)n;
 }
 
