@@ -480,7 +480,7 @@ static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
 
 		if (f->hash == h && f->key_len == kl &&
 		    gro_bytes_eq(f->key, key, kl) &&
-		    gro_bytes_eq(voff_pkt_data(f->head), s->data, s->l3_off))
+		    gro_bytes_eq(f->l2, s->data, s->l3_off))
 			return f;
 		i = f->hnext;
 	}
@@ -502,7 +502,7 @@ static struct gro_flow *find(struct voff_gro *g, const uint8_t *key,
 		f = &g->flows[g->last];
 		if (f->head && f->key_len == kl &&
 		    gro_bytes_eq(f->key, key, kl) &&
-		    gro_bytes_eq(voff_pkt_data(f->head), s->data, s->l3_off)) {
+		    gro_bytes_eq(f->l2, s->data, s->l3_off)) {
 			*h = f->hash;
 			return f;
 		}
@@ -652,14 +652,15 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 static enum gro_verdict check_ip(const struct gro_flow *f,
 				 const struct gro_seg *s, uint8_t *mode)
 {
-	const uint8_t *h = voff_pkt_data(f->head) + f->l3_off;
+	const uint8_t *c = f->ipc;
 	const uint8_t *n = s->data + s->l3_off;
+	const uint8_t *h;
 
 	*mode = f->idmode;
 	if (f->ver == 4) {
 		uint16_t step;
 
-		if (h[1] != n[1] || h[8] != n[8] || ((h[6] ^ n[6]) & 0x40))
+		if (c[0] != n[1] || c[2] != n[8] || ((c[1] ^ n[6]) & 0x40))
 			return GRO_SPLIT;
 		step = (uint16_t)(gro_get16(n + 4) - f->first_id);
 		if (f->count == 1)
@@ -668,10 +669,12 @@ static enum gro_verdict check_ip(const struct gro_flow *f,
 			return GRO_SPLIT;
 		return GRO_JOIN;
 	}
-	if (memcmp(h, n, 4) != 0 || h[6] != n[6] || h[7] != n[7])
+	if (memcmp(c, n, 4) != 0 || c[4] != n[6] || c[5] != n[7])
 		return GRO_SPLIT;
 	if (s->l4_off - s->l3_off != f->l4_off - f->l3_off)
 		return GRO_SPLIT;
+	/* Extension headers are rare: compare them in the head's frame. */
+	h = voff_pkt_data(f->head) + f->l3_off;
 	if (!gro_bytes_eq(h + 40, n + 40, (size_t)(f->l4_off - f->l3_off - 40)))
 		return GRO_SPLIT;
 	return GRO_JOIN;
@@ -762,6 +765,28 @@ static enum merge_res merge(struct voff_gro *g, struct gro_flow *f,
 	return M_DONE;
 }
 
+/* Keep the head's compared fields in the entry (see gro_int.h). */
+static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
+{
+	const uint8_t *ip = s->data + s->l3_off;
+	const uint8_t *th = s->data + s->l4_off;
+
+	memcpy(f->l2, s->data, s->l3_off);
+	if (s->ver == 4) {
+		f->ipc[0] = ip[1];
+		f->ipc[1] = ip[6];
+		f->ipc[2] = ip[8];
+	} else {
+		memcpy(f->ipc, ip, 4);
+		f->ipc[4] = ip[6];
+		f->ipc[5] = ip[7];
+	}
+	if (s->l4 == GRO_TCP) {
+		memcpy(f->tcpc, th + 8, 8);
+		memcpy(f->tcpc + 8, th + 20, (size_t)(s->pay_off - s->l4_off - 20));
+	}
+}
+
 static void hold(struct voff_gro *g, struct voff_pkt *pkt,
 		 const struct gro_seg *s, const uint8_t *key, unsigned int kl,
 		 uint32_t h, uint64_t now_ns, bool verified)
@@ -784,6 +809,7 @@ static void hold(struct voff_gro *g, struct voff_pkt *pkt,
 	f->l4 = s->l4;
 	f->verified = verified;
 	f->next_seq = s->seq + s->pay_len;
+	copy_fields(f, s);
 	g->st.held++;
 }
 

@@ -68,6 +68,9 @@ struct gro_seg {
 	uint32_t seq;
 };
 
+/* Longest L2 header: Ethernet and four VLAN tags. */
+#define GRO_L2_MAX 32
+
 /**
  * struct gro_flow - a flow table entry (one held head packet)
  * @head:	the held packet (first segment, payload of later ones appended)
@@ -88,6 +91,15 @@ struct gro_seg {
  * @l4:		enum gro_l4
  * @verified:	head's checksum verified (or trusted VALID)
  * @next_seq:	TCP: sequence number the next segment must carry
+ * @l2:		copy of the head's L2 header (@l3_off bytes)
+ * @ipc:	copy of the head's compared IP fields: IPv4 TOS, flags byte,
+ *		TTL; IPv6 first word, next header, hop limit
+ * @tcpc:	copy of the head's TCP ack, flag word (data offset, flags,
+ *		window) and options
+ *
+ * The copies let a merge decision read only this entry, not the head's
+ * frame: with many flows the head is cold, and reading it cost more than
+ * everything else a merge does.
  */
 struct gro_flow {
 	struct voff_pkt *head;
@@ -111,6 +123,9 @@ struct gro_flow {
 	uint8_t l4;
 	bool verified;
 	uint32_t next_seq;
+	uint8_t l2[GRO_L2_MAX];
+	uint8_t ipc[8];
+	uint8_t tcpc[48];
 };
 
 #define GRO_NIL UINT32_MAX

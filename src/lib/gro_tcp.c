@@ -24,21 +24,22 @@
 /* FIN and PSH may differ between segments of one train. */
 #define FLAG_WORD_MASK (~(uint32_t)((GRO_TCP_FIN | GRO_TCP_PSH) << 16))
 
+/* The head's fields come from the flow's copy (f->tcpc), see gro_int.h. */
 static enum gro_verdict tcp_check(const struct gro_flow *f,
 				  const struct gro_seg *s)
 {
-	const uint8_t *th = voff_pkt_data(f->head) + f->l4_off;
+	const uint8_t *tc = f->tcpc;
 	const uint8_t *nt = s->data + s->l4_off;
 	unsigned int doff = (unsigned int)(nt[12] >> 4) * 4;
 
 	if (s->tcp_flags & GRO_TCP_CWR)
 		return GRO_SPLIT;
-	if ((gro_get32(th + 12) ^ gro_get32(nt + 12)) & FLAG_WORD_MASK)
+	if ((gro_get32(tc + 4) ^ gro_get32(nt + 12)) & FLAG_WORD_MASK)
 		return GRO_SPLIT;
-	if (memcmp(th + 8, nt + 8, 4) != 0)
+	if (memcmp(tc, nt + 8, 4) != 0)
 		return GRO_SPLIT;
 	/* Equal flag words mean equal data offsets. */
-	if (!gro_bytes_eq(th + 20, nt + 20, doff - 20))
+	if (!gro_bytes_eq(tc + 8, nt + 20, doff - 20))
 		return GRO_SPLIT;
 	if (s->seq != f->next_seq)
 		return GRO_SPLIT;
@@ -55,10 +56,11 @@ static bool tcp_can_hold(const struct gro_seg *s)
 static bool tcp_joined(struct gro_flow *f, const struct gro_seg *s,
 		       unsigned int max_segs)
 {
-	uint8_t *th = voff_pkt_data(f->head) + f->l4_off;
+	uint8_t fp = s->tcp_flags & (GRO_TCP_FIN | GRO_TCP_PSH);
 
 	f->next_seq += s->pay_len;
-	th[13] |= s->tcp_flags & (GRO_TCP_FIN | GRO_TCP_PSH);
+	if (fp)
+		voff_pkt_data(f->head)[f->l4_off + 13] |= fp;
 	return s->pay_len < f->gso_size || (s->tcp_flags & END_FLAGS) ||
 	       f->count >= max_segs;
 }
