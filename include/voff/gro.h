@@ -31,7 +31,9 @@
  * into the head packet's tailroom, verifying the checksum in the same pass
  * when it was not known to be valid.  A head whose own buffer is too small
  * moves once into a buffer of the engine's pool (super-packet room): the
- * engine allocates everything at creation and nothing per packet.
+ * engine allocates everything at creation and nothing per packet.  In sg
+ * mode (@sg in the configuration) segments are chained instead of copied
+ * and a super-packet leaves as an iovec list (voff_gro_pop_sg()).
  *
  * What it does not do: merge tunnelled (VXLAN/Geneve/GRE) traffic as such
  * (the outer UDP datagrams are merged USO-style like any other UDP flow

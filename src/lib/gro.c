@@ -38,14 +38,21 @@
  *     verified); a longer one gets its IP length, IPv4 header checksum, L4
  *     pseudo-header seed and GSO metadata written, and is queued.
  *
- * Payload placement: the copy, not an iovec chain, is the one output mode.
- * A flat super-packet is what every consumer (TAP write with a vnet header,
- * AF_PACKET, a pcap file, the GSO engine) takes, it frees with one
- * voff_pkt_free(), and on this machine class a 1448-byte copy costs less
- * than the reference counting and chained descriptors DPDK pays for
- * zero-copy (PEERS.md).  A head moves once into an engine buffer when its
- * own buffer lacks the tailroom; a caller whose receive pool already has
- * super-packet room never pays that move.
+ * Payload placement, two modes.  Copy mode (the default) appends each
+ * payload to the head: a flat super-packet is what every consumer takes
+ * (TAP write with a vnet header, AF_PACKET, a pcap file, the GSO engine)
+ * and it frees with one voff_pkt_free().  A head moves once into an engine
+ * buffer when its own buffer lacks the tailroom; a receive pool with
+ * super-packet room never pays that move.  Sg mode chains the segment
+ * packets behind the head (head->next...) instead: no payload is touched,
+ * and voff_gro_pop_sg() hands out an iovec list; it is what makes GRO
+ * cheaper than the copy it saves (docs/bench-gro.md).  The output queue is
+ * one list of packets in both modes; in sg mode a super-packet is a run of
+ * gso_segs packets in it.
+ *
+ * Merge decisions read the flow entry only (its copies of the head's L2,
+ * IP and TCP fields), never the head's frame, which is cold when many
+ * flows are held; the head's bytes are written once, when it is flushed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -207,8 +214,8 @@ static unsigned int make_key(uint8_t *key, const uint8_t *l3, uint8_t ver,
 }
 
 /* L2: Ethernet and VLAN tags; the L3 offset and version, or 0. */
-static uint8_t parse_l2(const uint8_t *d, uint32_t len, enum voff_parse_start st,
-			uint16_t *l3_off)
+static uint8_t parse_l2(const uint8_t *d, uint32_t len,
+			enum voff_parse_start st, uint16_t *l3_off)
 {
 	uint32_t off = 12;
 	uint16_t type;
