@@ -1094,6 +1094,59 @@ static void t_vnet_header(void)
 	run_fini(&R);
 }
 
+/* voff_gro_drain() moves outputs into a batch, in order. */
+static void t_drain(void)
+{
+	struct voff_batch b;
+
+	setup(NULL);
+	for (int i = 0; i < 3; i++)
+		run_feed(&R, &(struct sp){ .seq = 1, .len = 100,
+					   .sport = (uint16_t)(1 + i) }, 0);
+	voff_gro_flush(R.g, 0);
+	voff_batch_init(&b);
+	CHECK_EQ(voff_gro_drain(R.g, &b), 3);
+	CHECK_EQ(b.n, 3);
+	CHECK_EQ(voff_gro_pending(R.g), 0);
+	for (unsigned int i = 0; i < b.n; i++)
+		CHECK_EQ(voff_pkt_data(b.pkts[i])[35], 1 + i);
+	voff_batch_free(&b);
+	run_fini(&R);
+}
+
+/*
+ * Copy mode with no free engine buffer: the head cannot grow, so it is
+ * flushed and the segment starts a new train (counted in no_buffer).
+ */
+static void t_no_buffer(void)
+{
+	struct voff_gro_config cfg = { .pool_size = 1 };
+	struct voff_gro_stats st;
+	struct voff_pkt *p;
+
+#ifdef GRO_TEST_SG
+	CHECK_SKIP("copy mode only");
+#endif
+	setup(&cfg);
+	run_feed(&R, &(struct sp){ .seq = 1, .len = 1400, .id = 1 }, 0);
+	run_feed(&R, &(struct sp){ .seq = 1401, .len = 1400, .id = 2 }, 0);
+	CHECK_EQ(R.last_rc, VOFF_GRO_MERGED);
+	voff_gro_flush(R.g, 0);
+	p = voff_gro_pop(R.g);	/* keep the only engine buffer out */
+	CHECK_EQ(p->gso_segs, 2);
+	run_feed(&R, &(struct sp){ .seq = 1, .len = 1400, .sport = 5,
+				   .id = 1 }, 0);
+	CHECK_EQ(run_feed(&R, &(struct sp){ .seq = 1401, .len = 1400,
+					     .sport = 5, .id = 2 }, 0),
+		 VOFF_GRO_HELD);
+	voff_gro_stats(R.g, &st);
+	CHECK_EQ(st.no_buffer, 1);
+	voff_pkt_free(p);
+	run_end(&R);
+	CHECK_EQ(R.n, 2);
+	run_fini(&R);
+}
+
 static void t_args(void)
 {
 	struct voff_gro *g = NULL;
@@ -1197,6 +1250,7 @@ CHECK_MAIN(CHECK_TEST(t_merge_v4), CHECK_TEST(t_merge_v6),
 	   CHECK_TEST(t_batch_end), CHECK_TEST(t_evict_oldest),
 	   CHECK_TEST(t_not_ours), CHECK_TEST(t_gso_input),
 	   CHECK_TEST(t_in_place), CHECK_TEST(t_vnet_header),
+	   CHECK_TEST(t_drain), CHECK_TEST(t_no_buffer),
 	   CHECK_TEST(t_args),
 	   CHECK_TEST(t_selftest_df_id), CHECK_TEST(t_selftest_id_mixed),
 	   CHECK_TEST(t_selftest_data))
