@@ -11,6 +11,8 @@
 #include <voff/parse.h>
 #include <voff/pcap.h>
 #include <voff/vnet.h>
+#include <voff/feat.h>
+#include <voff/xmit.h>
 #include <voff/gro.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */

@@ -7,6 +7,7 @@
 #define VOFF_CMD_H
 
 int inspect_main(int argc, char **argv);
+int features_main(int argc, char **argv);
 int gro_main(int argc, char **argv);
 
 #endif /* VOFF_CMD_H */

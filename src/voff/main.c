@@ -17,6 +17,8 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "inspect", inspect_main,
 	  "show the layers, offsets and checksums of each frame of a capture" },
+	{ "features", features_main,
+	  "offload features of a device or stack, as ethtool -k prints them" },
 	{ "gro", gro_main,
 	  "coalesce the flows of a capture into super-packets (GRO)" },
 };

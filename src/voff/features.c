@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * features.c - `voff features`: what a device or a stack of devices ends
+ * up offering, printed as `ethtool -k` (or `ethtool --json -k`) does
+ *
+ * A thin shell over feat.h: load a starting state (a built-in profile or
+ * a captured `ethtool -k` output), optionally stack it (bridge/bond ports,
+ * macvlan/VLAN lower device, TAP reader flags), apply `ethtool -K` style
+ * requests through the kernel's rules and print the result, with the
+ * device's limits when asked.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <voff/voff.h>
+
+#include "cmd.h"
+
+#define MAX_LOWER 16
+
+/* A device given on the command line: its features and limits. */
+struct src {
+	struct voff_feat_dev feat;
+	struct voff_limits lim;
+	char name[64];
+};
+
+enum stack_kind { ST_NONE, ST_BRIDGE, ST_BOND, ST_MACVLAN, ST_VLAN };
+
+static const struct {
+	const char *name;
+	enum voff_feat_profile profile;
+} profiles[] = {
+	{ "veth", VOFF_FEAT_PROFILE_VETH },
+	{ "tap", VOFF_FEAT_PROFILE_TAP },
+	{ "tap-fresh", VOFF_FEAT_PROFILE_TAP },
+	{ "bridge", VOFF_FEAT_PROFILE_BRIDGE },
+	{ "bond", VOFF_FEAT_PROFILE_BOND },
+	{ "macvlan", VOFF_FEAT_PROFILE_MACVLAN },
+	{ "vlan", VOFF_FEAT_PROFILE_VLAN },
+	{ "none", VOFF_FEAT_PROFILE_NONE },
+};
+
+static const char *const tun_names[] = {
+	"csum", "tso4", "tso6", "tso_ecn", "ufo", "uso4", "uso6",
+	"udp_tunnel_gso", "udp_tunnel_gso_csum",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: voff features [options] [NAME on|off]...\n"
+"\n"
+"Print the offload features a device ends up with, as `ethtool -k` does.\n"
+"NAME on|off pairs are requests as `ethtool -K` takes them (feature names\n"
+"or ethtool's short names sg, tx, tso, gso, gro, ...), applied through the\n"
+"kernel's dependency rules.\n"
+"\n"
+"  -b, --base SRC        starting device (default veth)\n"
+"  -t, --tun FLAGS       TAP whose reader set TUNSETOFFLOAD FLAGS (a number\n"
+"                        or a list: csum,tso4,tso6,tso_ecn,ufo,uso4,uso6,\n"
+"                        udp_tunnel_gso,udp_tunnel_gso_csum); implies -b tap\n"
+"      --bridge SRC      a bridge with port SRC (repeat for more ports)\n"
+"      --bond SRC        a bond with lower device SRC (repeatable)\n"
+"      --macvlan SRC     a macvlan over lower device SRC\n"
+"      --vlan SRC        an 802.1Q device over lower device SRC\n"
+"      --intersect SRC   also print what the result and SRC both offer\n"
+"      --fix             apply the rules to the starting state first\n"
+"  -l, --limit NAME=N    set a limit as `ip link set` does (repeatable;\n"
+"                        tso_max_size/segs as a driver does)\n"
+"  -L, --limits          print the limits too\n"
+"  -n, --name IFNAME     name for the \"Features for\" line\n"
+"  -j, --json            JSON, as `ethtool --json -k`\n"
+"  -h, --help\n"
+"\n"
+"SRC is a profile (veth, tap, tap-fresh, bridge, bond, macvlan, vlan,\n"
+"none) or a file holding `ethtool -k` output (- for stdin).  tap is a TAP\n"
+"after TUNSETOFFLOAD 0, tap-fresh one before any TUNSETOFFLOAD.\n");
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	size_t cap = 4096, len = 0;
+	char *buf = NULL, *nb;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		nb = realloc(buf, cap + 1);
+		if (!nb)
+			break;
+		buf = nb;
+		len += fread(buf + len, 1, cap - len, f);
+		if (len < cap)
+			break;
+		cap *= 2;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* Load a device from a profile name or an ethtool -k file. */
+static int load_src(const char *arg, struct src *s)
+{
+	unsigned int unknown = 0;
+	char *text;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	voff_limits_init(&s->lim);
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		if (strcmp(arg, profiles[i].name))
+			continue;
+		voff_feat_dev_init(&s->feat, profiles[i].profile);
+		if (profiles[i].profile == VOFF_FEAT_PROFILE_VETH)
+			voff_limits_set_tso_max_size(&s->lim,
+						     VOFF_GSO_MAX_SIZE);
+		/* A TAP nobody has set TUNSETOFFLOAD on: all requested. */
+		if (!strcmp(arg, "tap-fresh"))
+			s->feat.wanted |= VOFF_F_TUN_USER;
+		snprintf(s->name, sizeof(s->name), "%s", arg);
+		return 0;
+	}
+	text = read_all(arg);
+	if (!text) {
+		fprintf(stderr, "voff features: %s: not a profile, and %s\n",
+			arg, strerror(errno ? errno : ENOENT));
+		return -ENOENT;
+	}
+	err = voff_feat_parse_ethtool(text, &s->feat, &unknown);
+	if (err)
+		fprintf(stderr, "voff features: %s: not `ethtool -k` output\n",
+			arg);
+	else if (unknown)
+		fprintf(stderr, "voff features: %s: %u unknown feature(s) "
+				"ignored\n", arg, unknown);
+	if (sscanf(text, "Features for %63[^:]:", s->name) != 1)
+		snprintf(s->name, sizeof(s->name), "voff");
+	free(text);
+	return err;
+}
+
+static int parse_tun(const char *arg, unsigned int *out)
+{
+	char *end, *copy, *tok, *save = NULL;
+	unsigned long v = strtoul(arg, &end, 0);
+	int err = 0;
+
+	if (*arg && !*end) {
+		*out = (unsigned int)v;
+		return v > 0xFFFF ? -EINVAL : 0;
+	}
+	*out = 0;
+	copy = strdup(arg);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(tun_names) / sizeof(tun_names[0]); i++)
+			if (!strcmp(tok, tun_names[i]))
+				break;
+		if (i == sizeof(tun_names) / sizeof(tun_names[0]))
+			err = -ENOENT;
+		else
+			*out |= 1u << i;
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_limit(const char *arg, struct voff_limits *lim)
+{
+	char name[32], *end;
+	const char *eq = strchr(arg, '=');
+	unsigned long v;
+	int which, err;
+
+	if (!eq || (size_t)(eq - arg) >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = 0;
+	which = voff_limit_lookup(name);
+	if (which < 0) {
+		fprintf(stderr, "voff features: unknown limit '%s'\n", name);
+		return which;
+	}
+	errno = 0;
+	v = strtoul(eq + 1, &end, 0);
+	if (!eq[1] || *end || errno || v > UINT32_MAX)
+		return -EINVAL;
+	err = voff_limits_set(lim, which, (uint32_t)v);
+	if (err)
+		fprintf(stderr, "voff features: %s %lu: %s\n", name, v,
+			err == -ERANGE ? "integer out of range" : "too big");
+	return err;
+}
+
+/* Recompute the top device the way its kind does. */
+static void update(enum stack_kind kind, struct voff_feat_dev *top,
+		   struct src *lowers, size_t n)
+{
+	uint64_t ports[MAX_LOWER];
+	struct voff_feat_dev devs[MAX_LOWER];
+
+	for (size_t i = 0; i < n; i++) {
+		ports[i] = lowers[i].feat.active;
+		devs[i] = lowers[i].feat;
+	}
+	switch (kind) {
+	case ST_BRIDGE:
+		voff_feat_dev_update_bridge(top, ports, n);
+		break;
+	case ST_BOND:
+		voff_feat_dev_update_bond(top, devs, n);
+		break;
+	case ST_MACVLAN:
+		voff_feat_dev_update_macvlan(top, ports[0]);
+		break;
+	case ST_VLAN:
+		voff_feat_dev_update_vlan(top, &devs[0]);
+		break;
+	default:
+		voff_feat_dev_update(top);
+	}
+}
+
+static json_object *feat_json(const char *ifname,
+			      const struct voff_feat_dev *d)
+{
+	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
+	size_t n = voff_feat_lines(d, lines, VOFF_FEAT_LINES_MAX);
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ifname", json_object_new_string(ifname));
+	for (size_t i = 0; i < n; i++) {
+		json_object *f = json_object_new_object();
+		bool grp = lines[i].id < 0;
+
+		json_object_object_add(f, "active", json_object_new_boolean(
+							  lines[i].active));
+		json_object_object_add(f, "fixed", grp ? NULL :
+				       json_object_new_boolean(lines[i].fixed));
+		json_object_object_add(f, "requested", grp ? NULL :
+				       json_object_new_boolean(
+					       lines[i].requested));
+		json_object_object_add(o, lines[i].name, f);
+	}
+	return o;
+}
+
+static json_object *limits_json(const struct voff_limits *l)
+{
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < VOFF_LIMIT__COUNT; i++)
+		json_object_object_add(o, voff_limit_name(i),
+				       json_object_new_int64(
+					       voff_limit_get(l, i)));
+	return o;
+}
+
+static void print_limits(const struct voff_limits *l)
+{
+	printf("limits:");
+	for (int i = 0; i < VOFF_LIMIT__COUNT; i++)
+		printf(" %s %u", voff_limit_name(i), voff_limit_get(l, i));
+	printf("\n");
+}
+
+/* Limits of the top device from its lower devices (MODEL.md §2). */
+static void stack_limits(enum stack_kind kind, struct voff_limits *top,
+			 const struct src *lowers, size_t n)
+{
+	struct voff_limits l[MAX_LOWER];
+
+	for (size_t i = 0; i < n; i++)
+		l[i] = lowers[i].lim;
+	if (kind == ST_BRIDGE || kind == ST_BOND)
+		voff_limits_aggregate(top, l, n);
+	else if (kind == ST_MACVLAN || kind == ST_VLAN)
+		voff_limits_inherit(top, &l[0]);
+}
+
+struct opts {
+	const char *base, *name, *intersect;
+	enum stack_kind kind;
+	struct src lower[MAX_LOWER];
+	size_t n_lower;
+	const char *limits[32];
+	size_t n_limits;
+	unsigned int tun;
+	bool has_tun, fix, json, show_limits;
+};
+
+static int add_lower(struct opts *o, enum stack_kind kind, const char *arg)
+{
+	if (o->kind != ST_NONE && o->kind != kind) {
+		fprintf(stderr, "voff features: one kind of stack at a time\n");
+		return -EINVAL;
+	}
+	if (o->n_lower == MAX_LOWER ||
+	    ((kind == ST_MACVLAN || kind == ST_VLAN) && o->n_lower == 1)) {
+		fprintf(stderr, "voff features: too many lower devices\n");
+		return -E2BIG;
+	}
+	o->kind = kind;
+	return load_src(arg, &o->lower[o->n_lower++]);
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "base", required_argument, NULL, 'b' },
+		{ "tun", required_argument, NULL, 't' },
+		{ "bridge", required_argument, NULL, 1 },
+		{ "bond", required_argument, NULL, 2 },
+		{ "macvlan", required_argument, NULL, 3 },
+		{ "vlan", required_argument, NULL, 4 },
+		{ "intersect", required_argument, NULL, 5 },
+		{ "fix", no_argument, NULL, 6 },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "limits", no_argument, NULL, 'L' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, err = 0;
+
+	while (!err && (c = getopt_long(argc, argv, "+b:t:l:Ln:jh", lo,
+					NULL)) != -1) {
+		switch (c) {
+		case 'b': o->base = optarg; break;
+		case 't':
+			o->has_tun = true;
+			err = parse_tun(optarg, &o->tun);
+			if (err)
+				fprintf(stderr, "voff features: bad --tun "
+						"'%s'\n", optarg);
+			break;
+		case 1: err = add_lower(o, ST_BRIDGE, optarg); break;
+		case 2: err = add_lower(o, ST_BOND, optarg); break;
+		case 3: err = add_lower(o, ST_MACVLAN, optarg); break;
+		case 4: err = add_lower(o, ST_VLAN, optarg); break;
+		case 5: o->intersect = optarg; break;
+		case 6: o->fix = true; break;
+		case 'l':
+			if (o->n_limits == 32)
+				err = -E2BIG;
+			else
+				o->limits[o->n_limits++] = optarg;
+			break;
+		case 'L': o->show_limits = true; break;
+		case 'n': o->name = optarg; break;
+		case 'j': o->json = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: return -EINVAL;
+		}
+	}
+	return err;
+}
+
+static const char *default_base(const struct opts *o)
+{
+	static const char *const by_kind[] = {
+		[ST_NONE] = "veth", [ST_BRIDGE] = "bridge", [ST_BOND] = "bond",
+		[ST_MACVLAN] = "macvlan", [ST_VLAN] = "vlan",
+	};
+
+	if (o->base)
+		return o->base;
+	return o->has_tun ? "tap" : by_kind[o->kind];
+}
+
+static int output(const struct opts *o, const struct src *top)
+{
+	const char *name = o->name ? o->name : top->name;
+	struct voff_feat_dev other_dev;
+	struct src other;
+	json_object *arr, *obj;
+
+	if (o->intersect) {
+		if (load_src(o->intersect, &other))
+			return 1;
+		other_dev = top->feat;
+		other_dev.active = voff_feat_intersect(top->feat.active,
+						       other.feat.active);
+		other_dev.hw = top->feat.hw & other.feat.hw;
+		other_dev.wanted = other_dev.active;
+	}
+	if (!o->json) {
+		voff_feat_print(stdout, name, &top->feat);
+		if (o->show_limits)
+			print_limits(&top->lim);
+		if (o->intersect)
+			voff_feat_print(stdout, "intersection", &other_dev);
+		return ferror(stdout) ? 1 : 0;
+	}
+	arr = json_object_new_array();
+	obj = feat_json(name, &top->feat);
+	if (o->show_limits)
+		json_object_object_add(obj, "limits", limits_json(&top->lim));
+	json_object_array_add(arr, obj);
+	if (o->intersect)
+		json_object_array_add(arr, feat_json("intersection",
+						     &other_dev));
+	printf("%s\n", json_object_to_json_string_ext(
+			       arr, JSON_C_TO_STRING_PRETTY |
+					    JSON_C_TO_STRING_SPACED));
+	json_object_put(arr);
+	return ferror(stdout) ? 1 : 0;
+}
+
+int features_main(int argc, char **argv)
+{
+	static struct opts o;
+	struct src top;
+	uint64_t mask, on;
+	int bad = 0, err;
+	bool mask_tun;
+
+	if (parse_opts(argc, argv, &o)) {
+		usage(stderr);
+		return 2;
+	}
+	if ((argc - optind) % 2) {
+		fprintf(stderr, "voff features: requests come in pairs: "
+				"NAME on|off\n");
+		return 2;
+	}
+	err = voff_feat_parse_requests(argv + optind, argc - optind, &mask,
+				       &on, &bad);
+	if (err) {
+		fprintf(stderr, "voff features: %s '%s'\n",
+			err == -ENOENT ? "unknown feature" : "expected on|off, "
+							     "not",
+			argv[optind + bad]);
+		return 2;
+	}
+	if (load_src(default_base(&o), &top))
+		return 1;
+	/* Its reader has set nothing yet: the TUN_USER bits stay masked. */
+	mask_tun = o.has_tun || !strcmp(default_base(&o), "tap-fresh");
+	if (o.fix)
+		top.feat.active = voff_feat_fix(top.feat.active,
+						top.feat.gso_partial);
+	if (o.has_tun && voff_feat_tap_apply(&top.feat, o.tun)) {
+		fprintf(stderr, "voff features: TUNSETOFFLOAD 0x%x: EINVAL\n",
+			o.tun);
+		return 1;
+	}
+	stack_limits(o.kind, &top.lim, o.lower, o.n_lower);
+	for (size_t i = 0; i < o.n_limits; i++)
+		if (parse_limit(o.limits[i], &top.lim))
+			return 1;
+	if (o.kind != ST_NONE)
+		update(o.kind, &top.feat, o.lower, o.n_lower);
+	if (mask) {
+		voff_feat_dev_request(&top.feat, mask, on);
+		update(o.kind, &top.feat, o.lower, o.n_lower);
+	}
+	if (mask_tun) {
+		/* tun_net_fix_features(): the reader's flags bound TUN_USER. */
+		uint64_t set = 0;
+
+		voff_feat_from_tun(o.tun, &set);
+		top.feat.active = voff_feat_fix(top.feat.active &
+						(set | ~VOFF_F_TUN_USER),
+						top.feat.gso_partial);
+	}
+	return output(&o, &top);
+}
