@@ -59,7 +59,7 @@ extern "C" {
 struct voff_gro;
 
 /* Largest merged IP datagram (tot_len, or 40 + payload_len for IPv6). */
-#define VOFF_GRO_MAX_SIZE 65535
+#define VOFF_GRO_MAX_DATAGRAM 65535
 /* Datagrams a UDP super-packet holds at most (the kernel's UDP_GRO_CNT_MAX). */
 #define VOFF_GRO_UDP_MAX_SEGS 64
 /* Segments of one super-packet in sg mode (packets chained, not copied). */

@@ -118,8 +118,8 @@ static int fill_config(struct voff_gro_config *c,
 	if (!c->pool_size)
 		c->pool_size = c->max_flows + VOFF_BATCH_MAX;
 	if (!c->max_size)
-		c->max_size = VOFF_GRO_MAX_SIZE;
-	if (c->max_size > VOFF_GRO_MAX_SIZE)
+		c->max_size = VOFF_GRO_MAX_DATAGRAM;
+	if (c->max_size > VOFF_GRO_MAX_DATAGRAM)
 		return -EINVAL;
 	if (!c->max_segs || c->max_segs > 65535)
 		c->max_segs = 65535;

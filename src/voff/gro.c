@@ -181,7 +181,7 @@ int gro_main(int argc, char **argv)
 			break;
 		case 's':
 			if (parse_u64(optarg, &v) || v < 1 ||
-			    v > VOFF_GRO_MAX_SIZE)
+			    v > VOFF_GRO_MAX_DATAGRAM)
 				goto bad_value;
 			cfg.max_size = (unsigned int)v;
 			break;
