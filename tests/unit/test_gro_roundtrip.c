@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gso_gro.c - round-trip properties of GSO (gso.h) and GRO (gro.h):
- * GRO(GSO(x)) == x and GSO(GRO(segments)) == segments
+ * test_gro_roundtrip.c - round-trip properties of GSO (gso.h) and GRO
+ * (gro.h): GRO(GSO(x)) == x and GSO(GRO(segments)) == segments
+ *
+ * test_gso_gro.c (GSO's side) checks GRO(GSO(x)) on TCP super-packets
+ * built by the GSO twin; this file adds raw IP, 802.1ad tags, tiny MSS,
+ * partial-checksum GSO, trusted checksums (GRO's fast path), sg mode with
+ * both output forms, the reverse direction, and the CWR split.
  *
  * Random super-packets x (TCP over IPv4 and IPv6, USO over both, 0 to 2
  * VLAN tags of either TPID or raw IP, IPv6 hop-by-hop and destination
