@@ -149,25 +149,25 @@ static inline uint32_t voff_csum_unfold(uint16_t check)
 /**
  * voff_csum_update16() - RFC 1624 update of a checksum for a 16-bit change
  * @check:	the checksum field as stored (memory order)
- * @old:	the changed field's old value, as stored (memory order)
- * @new:	its new value, as stored
+ * @oval:	the changed field's old value, as stored (memory order)
+ * @nval:	its new value, as stored
  *
  * Computes HC' = ~(~HC + ~m + m') (RFC 1624 eqn. 3).
  *
  * Return: the new checksum field, memory order.
  */
-uint16_t voff_csum_update16(uint16_t check, uint16_t old, uint16_t new);
+uint16_t voff_csum_update16(uint16_t check, uint16_t oval, uint16_t nval);
 
 /**
  * voff_csum_update32() - RFC 1624 update for a 32-bit field change
  * @check:	the checksum field as stored
- * @old:	old 32-bit value as stored (memory order, e.g. a sequence
+ * @oval:	old 32-bit value as stored (memory order, e.g. a sequence
  *		number read with memcpy)
- * @new:	new value as stored
+ * @nval:	new value as stored
  *
  * Return: the new checksum field, memory order.
  */
-uint16_t voff_csum_update32(uint16_t check, uint32_t old, uint32_t new);
+uint16_t voff_csum_update32(uint16_t check, uint32_t oval, uint32_t nval);
 
 /**
  * voff_csum_pseudo_v4() - IPv4 pseudo-header sum

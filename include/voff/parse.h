@@ -239,6 +239,17 @@ int voff_parse(const uint8_t *data, size_t len, enum voff_parse_start start,
 int voff_pkt_parse(struct voff_pkt *pkt, enum voff_parse_start start,
 		   struct voff_parsed *out);
 
+/**
+ * voff_pkt_set_offsets() - copy a parse result's offsets into a packet
+ * @pkt:	the packet whose l2/l3/l4, inner and payload offsets are set
+ * @p:		a successful parse of @pkt's data, or NULL to mark every
+ *		offset VOFF_OFF_NONE
+ *
+ * For callers that parse into their own struct voff_parsed (to look at it
+ * first) and then apply it, as voff_pkt_parse() does.  Touches nothing else.
+ */
+void voff_pkt_set_offsets(struct voff_pkt *pkt, const struct voff_parsed *p);
+
 /** enum voff_csum_verdict - result of a checksum check */
 enum voff_csum_verdict {
 	VOFF_CSUM_V_NONE = 0,	/* no checksum (UDP 0, or not checkable) */

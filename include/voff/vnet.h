@@ -150,13 +150,19 @@ struct voff_vnet_wire_tnl {
 	uint8_t inner_nh_offset[2];
 };
 
-_Static_assert(sizeof(struct voff_vnet_wire) == VOFF_VNET_HDR_LEN,
+/* C spells it _Static_assert, C++ static_assert; the layout is the same. */
+#ifdef __cplusplus
+#define VOFF__STATIC_ASSERT static_assert
+#else
+#define VOFF__STATIC_ASSERT _Static_assert
+#endif
+VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire) == VOFF_VNET_HDR_LEN,
 	       "virtio_net_hdr is 10 bytes");
-_Static_assert(sizeof(struct voff_vnet_wire_mrg) == VOFF_VNET_HDR_MRG_LEN,
+VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_mrg) == VOFF_VNET_HDR_MRG_LEN,
 	       "virtio_net_hdr_mrg_rxbuf is 12 bytes");
-_Static_assert(sizeof(struct voff_vnet_wire_hash) == VOFF_VNET_HDR_HASH_LEN,
+VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_hash) == VOFF_VNET_HDR_HASH_LEN,
 	       "virtio_net_hdr_v1_hash is 20 bytes");
-_Static_assert(sizeof(struct voff_vnet_wire_tnl) == VOFF_VNET_HDR_TNL_LEN,
+VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_tnl) == VOFF_VNET_HDR_TNL_LEN,
 	       "virtio_net_hdr_v1_hash_tunnel is 24 bytes");
 
 /**

@@ -13,6 +13,8 @@
 #include <voff/vnet.h>
 #include <voff/feat.h>
 #include <voff/xmit.h>
+#include <voff/port.h>
+#include <voff/netlink.h>
 #include <voff/gso.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */

@@ -697,13 +697,26 @@ int voff_pkt_parse(struct voff_pkt *pkt, enum voff_parse_start start,
 			 start, p);
 	if (err)
 		return err;
+	voff_pkt_set_offsets(pkt, p);
+	return 0;
+}
+
+void voff_pkt_set_offsets(struct voff_pkt *pkt, const struct voff_parsed *p)
+{
+	if (!p) {
+		pkt->l2_off = pkt->l3_off = pkt->l4_off = VOFF_OFF_NONE;
+		pkt->inner_l2_off = pkt->inner_l3_off = VOFF_OFF_NONE;
+		pkt->inner_l4_off = pkt->payload_off = VOFF_OFF_NONE;
+		return;
+	}
 	pkt->l2_off = p->l2_off;
 	pkt->l3_off = p->l3_off;
 	pkt->l4_off = p->l4_off;
 	pkt->inner_l2_off = p->inner_l2_off;
 	pkt->inner_l3_off = p->inner_l3_off;
 	pkt->inner_l4_off = p->inner_l4_off;
-	/* Every header ends at or below MAX_HDR_END, so this fits. */
-	pkt->payload_off = (uint16_t)p->payload_off;
-	return 0;
+	/* A successful parse ends every header below 0xFFFF; others clamp. */
+	pkt->payload_off = p->payload_off < VOFF_OFF_NONE
+				   ? (uint16_t)p->payload_off
+				   : VOFF_OFF_NONE;
 }

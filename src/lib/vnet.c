@@ -570,32 +570,9 @@ static int check(const struct voff_vnet_cfg *cfg, const struct voff_vnet_hdr *h,
 
 /* ---- decode -------------------------------------------------------------- */
 
-static uint16_t off16(uint32_t off)
-{
-	return off < VOFF_OFF_NONE ? (uint16_t)off : VOFF_OFF_NONE;
-}
-
 static void apply(const struct verdict *v, struct voff_pkt *pkt)
 {
-	const struct voff_parsed *p = &v->p;
-
-	if (v->parsed) {
-		pkt->l2_off = p->l2_off;
-		pkt->l3_off = p->l3_off;
-		pkt->l4_off = p->l4_off;
-		pkt->inner_l2_off = p->inner_l2_off;
-		pkt->inner_l3_off = p->inner_l3_off;
-		pkt->inner_l4_off = p->inner_l4_off;
-		pkt->payload_off = off16(p->payload_off);
-	} else {
-		pkt->l2_off = VOFF_OFF_NONE;
-		pkt->l3_off = VOFF_OFF_NONE;
-		pkt->l4_off = VOFF_OFF_NONE;
-		pkt->inner_l2_off = VOFF_OFF_NONE;
-		pkt->inner_l3_off = VOFF_OFF_NONE;
-		pkt->inner_l4_off = VOFF_OFF_NONE;
-		pkt->payload_off = VOFF_OFF_NONE;
-	}
+	voff_pkt_set_offsets(pkt, v->parsed ? &v->p : NULL);
 	pkt->csum = v->csum;
 	pkt->csum_start = v->csum_start;
 	pkt->csum_offset = v->csum_offset;

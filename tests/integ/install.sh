@@ -58,6 +58,12 @@ cc "${san[@]}" -std=c11 "$tmp/user.c" -o "$tmp/user_static" \
 	$(pkg-config --cflags voff) "$libdir/libvoff.a" \
 	$(pkg-config --libs libpcap libmnl)
 "$tmp/user_static" | grep -qx "0.1.0 eth"
+# The public headers also compile as C++ (extern "C", no C-only syntax).
+if command -v g++ >/dev/null; then
+	echo '#include <voff/voff.h>' |
+		g++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only \
+			-I "$prefix/include" -x c++ -
+fi
 # Only voff_ symbols leave the shared library (type A is the version node).
 if nm -D --defined-only "$libdir/libvoff.so" | awk '$2 != "A" {print $3}' |
 	grep -v '^voff_' | grep -q .; then
