@@ -133,7 +133,7 @@ extern "C" {
 	X(PORT_GSO_SEGS, "port_gso_segs",                                       \
 	  "super-packet with more segments than the port's limit")              \
 	X(PORT_SHORT, "port_short", "frame too short for the port")             \
-	X(PORT_TRUNC, "port_trunc", "frame larger than the receive buffer") \
+	X(PORT_TRUNC, "port_trunc", "frame larger than the receive buffer")    \
 	/* Segmentation (gso.h). */                                             \
 	X(GSO_TYPE, "gso_type", "GSO type unsupported or inconsistent")         \
 	X(GSO_SIZE, "gso_size", "gso_size zero or unusable for the GSO type")   \

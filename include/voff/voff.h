@@ -16,6 +16,7 @@
 #include <voff/port.h>
 #include <voff/netlink.h>
 #include <voff/gso.h>
+#include <voff/gro.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"
