@@ -755,6 +755,30 @@ static void t_tnl_geneve_uso(void)
 	CHECK_ERR(verdict(&tnl, h, len), VOFF_E_VNET_TNL_PARSE);
 }
 
+/*
+ * Tunnel GSO: bytes after the inner IP packet but inside the outer one
+ * would be cut into the segments as payload, like Ethernet padding after
+ * a plain super-packet (review: the count used the outer end).
+ */
+static void t_rej_tnl_inner_padded(void)
+{
+	size_t len = mk_vxlan(V4, V4, TCP, 3000);
+	uint16_t tot;
+
+	/* Inner IPv4 at 64: claim 1000 bytes less; the outer is unchanged. */
+	tot = (uint16_t)(fbuf[66] << 8 | fbuf[67]);
+	tot = (uint16_t)(tot - 1000);
+	fbuf[66] = (uint8_t)(tot >> 8);
+	fbuf[67] = (uint8_t)tot;
+	CHECK_ERR(verdict(&tnl, tnl_hdr(0x21, 1000, 84, 34, 64), len),
+		  VOFF_E_VNET_GSO_PADDED);
+	/* What is left fits one segment: a plain frame, as without tunnel. */
+	tot = (uint16_t)(tot - 1500);
+	fbuf[66] = (uint8_t)(tot >> 8);
+	fbuf[67] = (uint8_t)tot;
+	CHECK_OK(verdict(&tnl, tnl_hdr(0x21, 1000, 84, 34, 64), len));
+}
+
 static void t_rej_tnl(void)
 {
 	size_t len = mk_vxlan(V4, V4, TCP, 3000);
@@ -1388,7 +1412,7 @@ CHECK_MAIN(CHECK_TEST(t_wire_layout), CHECK_TEST(t_round_trip_le),
 	   CHECK_TEST(t_rej_uso_segs), CHECK_TEST(t_rej_gso_segs),
 	   CHECK_TEST(t_parse_error_with_offload),
 	   CHECK_TEST(t_tnl_accepted), CHECK_TEST(t_tnl_geneve_uso),
-	   CHECK_TEST(t_rej_tnl),
+	   CHECK_TEST(t_rej_tnl), CHECK_TEST(t_rej_tnl_inner_padded),
 	   CHECK_TEST(test_cve_2024_43817_gso_without_l4),
 	   CHECK_TEST(test_cve_2024_43817_small_remainder_accepted),
 	   CHECK_TEST(test_cve_2024_43897_tcp_offset_not_16),
