@@ -279,7 +279,9 @@ static inline uint32_t voff_pkt_tailroom(const struct voff_pkt *pkt)
  * bytes.  The new bytes are not initialised.
  *
  * Return: pointer to the new first byte, or NULL when the headroom is
- * smaller than @n (the packet is unchanged).
+ * smaller than @n or when a set offset would reach VOFF_OFF_NONE, or a
+ * partial checksum's csum_start or a non-zero hdr_len would pass 0xFFFF
+ * (the packet is unchanged).
  */
 uint8_t *voff_pkt_push(struct voff_pkt *pkt, uint32_t n);
 
