@@ -365,7 +365,8 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
  * voff_vnet_pkt_push() - encode @pkt's header into its headroom
  *
  * Return: as voff_vnet_encode(); VOFF_E_NO_HEADROOM when the headroom is
- * smaller than the header.  On success the data starts with the header
+ * smaller than the header; VOFF_E_HDR_OFF when voff_pkt_push() refuses
+ * because a set offset would pass 16 bits (nothing changed on failure).  On success the data starts with the header
  * and header offsets moved with it (see voff_pkt_push()).
  * Ownership: borrows @pkt.
  */

@@ -772,11 +772,15 @@ int voff_vnet_pkt_push(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 {
 	uint8_t tmp[VOFF_VNET_HDR_TNL_LEN];
 	int n = voff_vnet_encode(cfg, pkt, tmp, sizeof(tmp));
+	uint8_t *d;
 
 	if (n < 0)
 		return n;
 	if (voff_pkt_headroom(pkt) < (uint32_t)n)
 		return VOFF_E_NO_HEADROOM;
-	memcpy(voff_pkt_push(pkt, (uint32_t)n), tmp, (size_t)n);
+	d = voff_pkt_push(pkt, (uint32_t)n);
+	if (!d)		/* a set offset would pass 16 bits */
+		return VOFF_E_HDR_OFF;
+	memcpy(d, tmp, (size_t)n);
 	return n;
 }
