@@ -51,7 +51,7 @@
 extern "C" {
 #endif
 
-/* Headroom guaranteed in front of the data of every freshly allocated packet. */
+/* Headroom guaranteed in front of the data of every newly allocated packet. */
 #define VOFF_PKT_HEADROOM 256
 /* Largest frame voff handles: a 64 KiB IP datagram plus L2 and tunnel room. */
 #define VOFF_PKT_MAX_FRAME (65535 + 14 + 8 + 256)
@@ -157,7 +157,7 @@ struct voff_pkt {
 	struct voff_pkt *next;
 };
 
-/* ---- pools ---------------------------------------------------------------- */
+/* ---- pools --------------------------------------------------------------- */
 
 /**
  * voff_pool_new() - create a fixed pool of packet buffers
@@ -190,7 +190,7 @@ unsigned int voff_pool_in_use(const struct voff_pool *pool);
 /** voff_pool_capacity() - total packets in @pool */
 unsigned int voff_pool_capacity(const struct voff_pool *pool);
 
-/** voff_pool_data_room() - data bytes each packet of @pool holds (no headroom) */
+/** voff_pool_data_room() - data bytes a packet of @pool holds (no headroom) */
 unsigned int voff_pool_data_room(const struct voff_pool *pool);
 
 /**
@@ -231,7 +231,7 @@ void voff_pkt_free(struct voff_pkt *pkt);
  */
 void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n);
 
-/* ---- packets over caller memory ------------------------------------------- */
+/* ---- packets over caller memory ------------------------------------------ */
 
 /**
  * voff_pkt_init_ext() - describe caller memory as a packet
@@ -250,7 +250,7 @@ void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n);
 int voff_pkt_init_ext(struct voff_pkt *pkt, void *buf, uint32_t buf_size,
 		      uint32_t headroom, uint32_t len);
 
-/* ---- data access and resizing --------------------------------------------- */
+/* ---- data access and resizing -------------------------------------------- */
 
 /** voff_pkt_data() - first data byte */
 static inline uint8_t *voff_pkt_data(const struct voff_pkt *pkt)
@@ -365,7 +365,7 @@ static inline bool voff_pkt_is_gso(const struct voff_pkt *pkt)
 	return pkt->gso_type != 0 && pkt->gso_size != 0;
 }
 
-/* ---- batches -------------------------------------------------------------- */
+/* ---- batches ------------------------------------------------------------- */
 
 /* Packets a batch holds: a receive burst, a GSO output, a sendmmsg call. */
 #define VOFF_BATCH_MAX 64
@@ -411,7 +411,7 @@ static inline int voff_batch_add(struct voff_batch *b, struct voff_pkt *pkt)
 /** voff_batch_free() - free every packet of @b and empty it */
 void voff_batch_free(struct voff_batch *b);
 
-/* ---- scatter-gather views -------------------------------------------------- */
+/* ---- scatter-gather views ------------------------------------------------ */
 
 /**
  * struct voff_sg - an iovec list over caller storage

@@ -160,7 +160,8 @@ VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire) == VOFF_VNET_HDR_LEN,
 	       "virtio_net_hdr is 10 bytes");
 VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_mrg) == VOFF_VNET_HDR_MRG_LEN,
 	       "virtio_net_hdr_mrg_rxbuf is 12 bytes");
-VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_hash) == VOFF_VNET_HDR_HASH_LEN,
+VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_hash) ==
+		    VOFF_VNET_HDR_HASH_LEN,
 	       "virtio_net_hdr_v1_hash is 20 bytes");
 VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_tnl) == VOFF_VNET_HDR_TNL_LEN,
 	       "virtio_net_hdr_v1_hash_tunnel is 24 bytes");
@@ -366,8 +367,9 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
  *
  * Return: as voff_vnet_encode(); VOFF_E_NO_HEADROOM when the headroom is
  * smaller than the header; VOFF_E_HDR_OFF when voff_pkt_push() refuses
- * because a set offset would pass 16 bits (nothing changed on failure).  On success the data starts with the header
- * and header offsets moved with it (see voff_pkt_push()).
+ * because a set offset would pass 16 bits.  Nothing changes on failure.
+ * On success the data starts with the header and header offsets moved
+ * with it (see voff_pkt_push()).
  * Ownership: borrows @pkt.
  */
 int voff_vnet_pkt_push(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt);

@@ -108,7 +108,8 @@ uint32_t voff_csum_portable(const void *buf, size_t len, uint32_t sum)
 	while (len) {
 		size_t n = len < PORTABLE_CHUNK ? len : PORTABLE_CHUNK;
 
-		sum = voff_csum_add(sum, voff__csum_fold64(portable_chunk(p, n)));
+		sum = voff_csum_add(sum,
+				    voff__csum_fold64(portable_chunk(p, n)));
 		p += n;
 		len -= n;
 	}

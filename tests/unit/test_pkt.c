@@ -380,7 +380,8 @@ static void t_strerror(void)
 }
 
 CHECK_MAIN(CHECK_TEST(t_pool_args), CHECK_TEST(t_pool_exhaust),
-	   CHECK_TEST(t_alloc_state), CHECK_TEST(t_push_pull), CHECK_TEST(t_push_offset_overflow),
+	   CHECK_TEST(t_alloc_state), CHECK_TEST(t_push_pull),
+	   CHECK_TEST(t_push_offset_overflow),
 	   CHECK_TEST(t_put_trim_tailroom), CHECK_TEST(t_set_data_clone),
 	   CHECK_TEST(t_external), CHECK_TEST(t_batch), CHECK_TEST(t_sg_basic),
 	   CHECK_TEST(t_sg_pkt_and_csum), CHECK_TEST(t_strerror))
