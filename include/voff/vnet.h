@@ -307,12 +307,14 @@ int voff_vnet_hdr_write(const struct voff_vnet_cfg *cfg,
  * DATA_VALID on a receive channel, else NONE), gso_type (VOFF_GSO_* bits),
  * gso_size, gso_segs (computed exactly) and hdr_len (the parsed header
  * length for GSO, 0 otherwise; the header's hdr_len is never trusted),
- * and hash (hash_value on a receive channel when hash_report is set).
+ * and, on a receive channel with a 20 or 24-byte header, hash
+ * (hash_value when hash_report is set, else 0; other channels leave it).
  * A GSO header whose payload fits one segment gives a plain frame (no
  * gso_type), as the kernel treats it.  The packet data is not modified.
  *
- * Return: 0; -EINVAL for a bad @cfg; VOFF_E_VNET_* for a header the
- * validator rejects; a parser VOFF_E_* code when the header claims an
+ * Return: 0; -EINVAL for a bad @cfg; VOFF_E_VNET_TRUNC when @hdr_avail is
+ * smaller than the header; VOFF_E_VNET_* for a header the validator
+ * rejects; a parser VOFF_E_* code when the header claims an
  * offload and the frame does not parse.  On failure @pkt is untouched.
  * Ownership: borrows @pkt.
  */
