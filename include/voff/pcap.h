@@ -71,6 +71,7 @@ enum voff_parse_start voff_pcap_start(const struct voff_pcap *pc);
  * @pkt (skipped, @pkt empty), VOFF_E_PCAP_FORMAT on a damaged file, -EIO
  * when the file cannot be read, -EINVAL for a NULL argument or a handle
  * opened for writing.
+ * Ownership: borrows @pkt, which stays the caller's.
  */
 int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
 
@@ -80,6 +81,7 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
  * @pkt:	the frame (borrowed); its @rx_ns is the timestamp (0 = now)
  *
  * Return: 0, -EIO, or -EINVAL for a NULL argument or a read handle.
+ * Ownership: borrows @pkt.
  */
 int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt);
 

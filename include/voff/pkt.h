@@ -282,32 +282,45 @@ static inline uint32_t voff_pkt_tailroom(const struct voff_pkt *pkt)
  * smaller than @n or when a set offset would reach VOFF_OFF_NONE, or a
  * partial checksum's csum_start or a non-zero hdr_len would pass 0xFFFF
  * (the packet is unchanged).
+ * Ownership: borrows @pkt.
  */
 uint8_t *voff_pkt_push(struct voff_pkt *pkt, uint32_t n);
 
 /**
  * voff_pkt_pull() - strip @n bytes from the front
+ * @pkt:	the packet
+ * @n:		bytes to strip
  *
  * Offsets that pointed into the stripped bytes become VOFF_OFF_NONE (and a
  * partial checksum starting there becomes VOFF_CSUM_NONE); the others
  * shrink by @n.
  *
  * Return: pointer to the new first byte, or NULL when @n > len (unchanged).
+ * Ownership: borrows @pkt.
  */
 uint8_t *voff_pkt_pull(struct voff_pkt *pkt, uint32_t n);
 
 /**
  * voff_pkt_put() - grow the data at the end by @n bytes
+ * @pkt:	the packet
+ * @n:		bytes to append
  *
  * Return: pointer to the first new byte (not initialised), or NULL when the
  * tailroom is smaller than @n (the packet is unchanged).
+ * Ownership: borrows @pkt.
  */
 uint8_t *voff_pkt_put(struct voff_pkt *pkt, uint32_t n);
 
 /**
  * voff_pkt_trim() - cut the data to @len bytes
+ * @pkt:	the packet
+ * @len:	the new length
+ *
+ * Offsets and csum_start are not touched, even when they now point past
+ * the data: callers that trim into the headers must clear them.
  *
  * Return: 0, or -EINVAL when @len exceeds the current length.
+ * Ownership: borrows @pkt.
  */
 int voff_pkt_trim(struct voff_pkt *pkt, uint32_t len);
 
@@ -321,6 +334,7 @@ int voff_pkt_trim(struct voff_pkt *pkt, uint32_t len);
  * Metadata and offsets are reset as by voff_pkt_reset().
  *
  * Return: 0, or VOFF_E_TOO_BIG when @len does not fit (packet unchanged).
+ * Ownership: borrows @pkt; @data may lie in @pkt's own buffer.
  */
 int voff_pkt_set_data(struct voff_pkt *pkt, const void *data, uint32_t len);
 
@@ -330,11 +344,13 @@ int voff_pkt_set_data(struct voff_pkt *pkt, const void *data, uint32_t len);
  * Data length 0, headroom back to VOFF_PKT_HEADROOM where the buffer allows,
  * offsets VOFF_OFF_NONE, checksum state NONE, no GSO.  @port, @pool,
  * @source and the buffer are kept.
+ * Ownership: borrows @pkt (it is not freed).
  */
 void voff_pkt_reset(struct voff_pkt *pkt);
 
 /**
  * voff_pkt_clear_meta() - clear offsets and offload metadata, keep the data
+ * Ownership: borrows @pkt.
  */
 void voff_pkt_clear_meta(struct voff_pkt *pkt);
 
@@ -343,6 +359,7 @@ void voff_pkt_clear_meta(struct voff_pkt *pkt);
  *
  * Copies offsets, csum state, csum_start/offset, GSO fields, hdr_len, port,
  * hash and rx_ns.  Leaves @dst's buffer, data and pool alone.
+ * Ownership: borrows both packets.
  */
 void voff_pkt_copy_meta(struct voff_pkt *dst, const struct voff_pkt *src);
 
