@@ -123,7 +123,27 @@ extern "C" {
 	  "tunnel GSO offsets out of order")                                    \
 	X(VNET_TNL_PARSE, "vnet_tnl_parse",                                     \
 	  "tunnel GSO offsets do not match the packet's tunnel")                \
-	X(VNET_HASH_REPORT, "vnet_hash_report", "unknown virtio hash_report")
+	X(VNET_HASH_REPORT, "vnet_hash_report", "unknown virtio hash_report") \
+	/* Ports: a frame breaks the port's transmit contract. */              \
+	X(PORT_OFFLOAD, "port_offload",                                         \
+	  "offload not negotiated on the port")                                 \
+	X(PORT_MTU, "port_mtu", "plain frame larger than the port's MTU")       \
+	X(PORT_GSO_SIZE, "port_gso_size",                                       \
+	  "super-packet larger than the port's size limit")                     \
+	X(PORT_GSO_SEGS, "port_gso_segs",                                       \
+	  "super-packet with more segments than the port's limit")              \
+	X(PORT_SHORT, "port_short", "frame too short for the port")             \
+	X(PORT_TRUNC, "port_trunc", "frame larger than the receive buffer")    \
+	/* Segmentation (gso.h). */                                             \
+	X(GSO_TYPE, "gso_type", "GSO type unsupported or inconsistent")         \
+	X(GSO_SIZE, "gso_size", "gso_size zero or unusable for the GSO type")   \
+	X(GSO_HDR, "gso_hdr", "header offsets missing or wrong for the frame")  \
+	X(GSO_PROTO, "gso_proto", "headers do not match the GSO type")          \
+	X(GSO_FRAG, "gso_frag", "super-packet is an IP fragment")               \
+	X(GSO_CSUM, "gso_csum", "partial checksum not at the L4 header")        \
+	X(GSO_SEGS, "gso_segs", "more segments than a super-packet may have")   \
+	X(GSO_LIMIT, "gso_limit", "egress limit too small for one segment")     \
+	X(GSO_HDR_LEN, "gso_hdr_len", "headers longer than GSO accepts")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

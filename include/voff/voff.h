@@ -13,6 +13,10 @@
 #include <voff/vnet.h>
 #include <voff/feat.h>
 #include <voff/xmit.h>
+#include <voff/port.h>
+#include <voff/netlink.h>
+#include <voff/gso.h>
+#include <voff/gro.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"

@@ -8,5 +8,7 @@
 
 int inspect_main(int argc, char **argv);
 int features_main(int argc, char **argv);
+int gso_main(int argc, char **argv);
+int gro_main(int argc, char **argv);
 
 #endif /* VOFF_CMD_H */

@@ -19,6 +19,10 @@ static const struct subcommand {
 	  "show the layers, offsets and checksums of each frame of a capture" },
 	{ "features", features_main,
 	  "offload features of a device or stack, as ethtool -k prints them" },
+	{ "gso", gso_main,
+	  "segment the super-packets of a capture as software GSO does" },
+	{ "gro", gro_main,
+	  "coalesce the flows of a capture into super-packets (GRO)" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_gro.c - libFuzzer target: a sequence of frames through two GRO
+ * engines, one copying payloads and one chaining them (sg mode)
+ *
+ * Input: one configuration byte, then records of a 2-byte big-endian
+ * length, one flags byte and that many frame bytes, until the input ends.
+ * Configuration bits: 0 raw IP frames (else Ethernet), 1 UDP GRO off,
+ * 2-3 table size (1, 2, 4 or 8 flows), 4 small size limit (1500 bytes),
+ * 5 timeout 100 ns.  Record flags: bits 0-1 the frame's checksum state,
+ * bit 2 "end of batch" after it, bits 3-7 a time step.
+ *
+ * Checked: nothing reads out of bounds (ASan, exactly sized copies of each
+ * frame); every frame given comes back exactly once, as itself or as a
+ * segment of a super-packet; both engines emit the same outputs, byte for
+ * byte; every buffer returns to its pool.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <voff/csum.h>
+#include <voff/gro.h>
+#include <voff/pkt.h>
+
+#define MAX_OUT 512
+
+struct side {
+	struct voff_gro *g;
+	uint8_t *out[MAX_OUT];
+	uint32_t len[MAX_OUT];
+	uint32_t gso[MAX_OUT];
+	unsigned int segs;
+	unsigned int n;
+};
+
+/* Receive buffers: MTU-sized ones, and super-packet sized for big frames. */
+static struct voff_pool *small_pool, *big_pool;
+
+static void fail(void)
+{
+	abort();
+}
+
+static void record(struct side *s, const uint8_t *d, uint32_t len,
+		   uint32_t gso, unsigned int segs)
+{
+	if (s->n >= MAX_OUT)
+		fail();
+	s->out[s->n] = malloc(len ? len : 1);
+	if (!s->out[s->n])
+		fail();
+	memcpy(s->out[s->n], d, len);
+	s->len[s->n] = len;
+	s->gso[s->n] = gso;
+	s->n++;
+	s->segs += segs;
+}
+
+static void collect(struct side *s, bool sg)
+{
+	static uint8_t flat[VOFF_PKT_SUPER_ROOM];
+	struct voff_pkt *pk[VOFF_GRO_SG_MAX_SEGS], *p;
+	struct iovec iov[VOFF_GRO_SG_MAX_SEGS];
+	struct voff_sg v;
+	int n;
+
+	if (!sg) {
+		while ((p = voff_gro_pop(s->g))) {
+			record(s, voff_pkt_data(p), p->len, p->gso_type,
+			       p->gso_segs > 1 ? p->gso_segs : 1);
+			voff_pkt_free(p);
+		}
+		return;
+	}
+	for (;;) {
+		voff_sg_init(&v, iov, VOFF_GRO_SG_MAX_SEGS);
+		n = voff_gro_pop_sg(s->g, &v, pk, VOFF_GRO_SG_MAX_SEGS);
+		if (n < 0)
+			fail();
+		if (n == 0)
+			break;
+		if (voff_sg_copy(&v, flat, sizeof(flat)) != v.len)
+			fail();
+		record(s, flat, (uint32_t)v.len, pk[0]->gso_type,
+		       (unsigned int)n);
+		voff_pkt_free_bulk(pk, (unsigned int)n);
+	}
+}
+
+static void feed(struct side *s, bool sg, const uint8_t *d, uint32_t len,
+		 uint8_t flags, uint64_t now)
+{
+	struct voff_pkt *p;
+	int rc;
+
+	if (voff_pkt_alloc(len > 2048 ? big_pool : small_pool, &p) != 0 ||
+	    voff_pkt_set_data(p, d, len) != 0)
+		fail();
+	p->csum = flags & 3;
+	if (p->csum > VOFF_CSUM_VALID)
+		p->csum = VOFF_CSUM_NONE;
+	rc = voff_gro_receive(s->g, p, now);
+	if (rc < 0)
+		fail();
+	if (rc == VOFF_GRO_PASS) {
+		collect(s, sg);
+		record(s, voff_pkt_data(p), p->len, p->gso_type, 1);
+		voff_pkt_free(p);
+	}
+	if (flags & 4) {
+		voff_gro_flush(s->g, now);
+		collect(s, sg);
+	}
+}
+
+static const unsigned int flow_sizes[4] = { 1, 2, 4, 8 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct voff_gro_config cfg = { 0 };
+	struct side side[2];
+	unsigned int frames = 0;
+	uint64_t now = 0;
+	size_t at = 1;
+
+	if (size < 1)
+		return 0;
+	if (!small_pool && (voff_pool_new(&small_pool, 512, 2048) != 0 ||
+			    voff_pool_new(&big_pool, 16, VOFF_PKT_SUPER_ROOM)))
+		fail();
+	cfg.start = (data[0] & 1) ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
+	cfg.no_udp = data[0] & 2;
+	cfg.max_flows = flow_sizes[(data[0] >> 2) & 3];
+	cfg.pool_size = cfg.max_flows + 4;
+	cfg.max_size = (data[0] & 16) ? 1500 : 0;
+	cfg.flush_timeout_ns = (data[0] & 32) ? 100 : 0;
+	memset(side, 0, sizeof(side));
+	for (int k = 0; k < 2; k++) {
+		cfg.sg = k == 1;
+		if (voff_gro_new(&side[k].g, &cfg) != 0)
+			fail();
+	}
+	while (at + 3 <= size && frames < 200) {
+		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1];
+		uint8_t flags = data[at + 2];
+		uint8_t *copy;
+
+		at += 3;
+		if (len > size - at)
+			len = (uint32_t)(size - at);
+		/* An exactly sized copy lets ASan see any overread. */
+		copy = malloc(len ? len : 1);
+		if (!copy)
+			fail();
+		memcpy(copy, data + at, len);
+		now += flags >> 3;
+		for (int k = 0; k < 2; k++)
+			feed(&side[k], k == 1, copy, len, flags, now);
+		free(copy);
+		at += len;
+		frames++;
+	}
+	for (int k = 0; k < 2; k++) {
+		voff_gro_flush_all(side[k].g);
+		collect(&side[k], k == 1);
+		if (side[k].segs != frames)
+			fail();
+	}
+	if (side[0].n != side[1].n)
+		fail();
+	for (unsigned int i = 0; i < side[0].n; i++) {
+		if (side[0].len[i] != side[1].len[i] ||
+		    side[0].gso[i] != side[1].gso[i] ||
+		    memcmp(side[0].out[i], side[1].out[i], side[0].len[i]))
+			fail();
+	}
+	for (int k = 0; k < 2; k++) {
+		for (unsigned int i = 0; i < side[k].n; i++)
+			free(side[k].out[i]);
+		voff_gro_free(side[k].g);
+	}
+	if (voff_pool_in_use(small_pool) || voff_pool_in_use(big_pool))
+		fail();
+	return 0;
+}

@@ -1,0 +1,1073 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gro.c - the GRO engine: frame parsing, the flow table, IP-level merge
+ * rules, payload merging and flushing; TCP and UDP rules are in gro_tcp.c
+ * and gro_udp.c, reached through the ops table below
+ *
+ * DOC: Theory of Operation
+ *
+ * Each frame goes through four steps:
+ *
+ *  1. parse(): a single bounds-checked pass over Ethernet, up to four VLAN
+ *     tags, IPv4 or IPv6 (hop-by-hop, routing and destination options
+ *     skipped), TCP or UDP.  It sorts the frame into: not ours (pass, no
+ *     flow touched); a non-first fragment (every held flow with its
+ *     addresses and protocol is flushed, since its ports are unknown); a
+ *     flow frame that must not be merged (IPv4 options, a fragment, a bad
+ *     IPv4 header checksum, Ethernet padding, UDP without checksum, a GSO
+ *     input...: its flow is flushed, then it passes); a candidate.
+ *     The general parser (parse.h) records far more than GRO needs; this
+ *     one reads only the fields below and costs a few nanoseconds.
+ *
+ *  2. lookup: the flow key is the IP version, protocol, L2 length,
+ *     addresses and ports; a hit also needs byte-identical L2 headers (so
+ *     VLANs and MACs separate flows).  Buckets are chained through entry
+ *     indices; entries also sit on an age list, oldest first, used for
+ *     eviction when the table is full and for timed flushes.
+ *
+ *  3. merge rules: TTL, TOS, DF and the IP-ID rule for IPv4; the first
+ *     word, next header, hop limit and extension header bytes for IPv6;
+ *     then the protocol's check(); then the size and segment limits.
+ *     A candidate that may join is copied into the head's tailroom with its
+ *     checksum verified in the same pass (voff_csum_copy()); only when the
+ *     checksum holds does the head's length grow, so a bad segment leaves
+ *     the head as it was.  One that may not join flushes the flow and
+ *     becomes the new head, or passes (pure ACK, PSH/FIN/RST/SYN/URG).
+ *
+ *  4. flush: a head with one segment leaves as it came (DATA_VALID when
+ *     verified); a longer one gets its IP length, IPv4 header checksum, L4
+ *     pseudo-header seed and GSO metadata written, and is queued.
+ *
+ * Payload placement, two modes.  Copy mode (the default) appends each
+ * payload to the head: a flat super-packet is what every consumer takes
+ * (TAP write with a vnet header, AF_PACKET, a pcap file, the GSO engine)
+ * and it frees with one voff_pkt_free().  A head moves once into an engine
+ * buffer when its own buffer lacks the tailroom; a receive pool with
+ * super-packet room never pays that move.  Sg mode chains the segment
+ * packets behind the head (head->next...) instead: no payload is touched,
+ * and voff_gro_pop_sg() hands out an iovec list; it is what makes GRO
+ * cheaper than the copy it saves (docs/bench-gro.md).  The output queue is
+ * one list of packets in both modes; in sg mode a super-packet is a run of
+ * gso_segs packets in it.
+ *
+ * Merge decisions read the flow entry only (its copies of the head's L2,
+ * IP and TCP fields), never the head's frame, which is cold when many
+ * flows are held; the head's bytes are written once, when it is flushed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <voff/csum.h>
+#include <voff/gro.h>
+
+#include "gro_int.h"
+
+#define MAX_VLAN 4
+#define MAX_FLOWS_LIMIT (1u << 16)
+#define MAX_V6_EXT 8
+
+/* Protocol rules, indexed by enum gro_l4. */
+static const struct voff__gro_ops *const gro_ops[GRO_L4_COUNT] = {
+	[GRO_TCP] = &voff__gro_tcp_ops,
+	[GRO_UDP] = &voff__gro_udp_ops,
+};
+
+struct voff_gro {
+	struct voff_gro_config cfg;
+	struct voff_pool *pool;
+	struct gro_flow *flows;
+	uint32_t *buckets;
+	uint32_t bucket_mask;
+	uint32_t free_idx;
+	uint32_t oldest;
+	uint32_t newest;
+	uint32_t last;		/* flow of the latest lookup, a cache */
+	unsigned int nflows;
+	struct voff_pkt *q_head;
+	struct voff_pkt *q_tail;
+	unsigned int q_len;		/* outputs (runs) queued */
+	struct voff_gro_stats st;
+};
+
+/* What parse() found. */
+enum cls {
+	C_NONE,		/* not a TCP/UDP flow frame we handle: pass */
+	C_FRAG,		/* fragment without ports: flush by addresses, pass */
+	C_SKIP,		/* flow frame never merged: flush its flow, pass */
+	C_CAND,		/* candidate for merging */
+};
+
+static struct voff_pkt *pop_one(struct voff_gro *g);
+
+/* ---- configuration and life cycle ---------------------------------------- */
+
+static int fill_config(struct voff_gro_config *c,
+		       const struct voff_gro_config *in)
+{
+	if (in)
+		*c = *in;
+	else
+		memset(c, 0, sizeof(*c));
+	if (c->start != VOFF_PARSE_ETH && c->start != VOFF_PARSE_IP)
+		return -EINVAL;
+	if (!c->max_flows)
+		c->max_flows = VOFF_GRO_DEFAULT_FLOWS;
+	if (c->max_flows > MAX_FLOWS_LIMIT)
+		return -EINVAL;
+	if (!c->pool_size)
+		c->pool_size = c->max_flows + VOFF_BATCH_MAX;
+	if (!c->max_size)
+		c->max_size = VOFF_GRO_MAX_DATAGRAM;
+	if (c->max_size > VOFF_GRO_MAX_DATAGRAM)
+		return -EINVAL;
+	if (!c->max_segs || c->max_segs > 65535)
+		c->max_segs = 65535;
+	if (c->sg && c->max_segs > VOFF_GRO_SG_MAX_SEGS)
+		c->max_segs = VOFF_GRO_SG_MAX_SEGS;
+	if (!c->hash_seed)
+		c->hash_seed = 0x7A3C9E15u;
+	return 0;
+}
+
+int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
+{
+	struct voff_gro *g;
+	uint32_t nb = 1;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	err = fill_config(&g->cfg, cfg);
+	if (err)
+		goto err_cfg;
+	while (nb < 2 * g->cfg.max_flows)
+		nb <<= 1;
+	err = -ENOMEM;
+	g->flows = calloc(g->cfg.max_flows, sizeof(*g->flows));
+	if (!g->flows)
+		goto err_flows;
+	g->buckets = malloc(nb * sizeof(*g->buckets));
+	if (!g->buckets)
+		goto err_buckets;
+	err = voff_pool_new(&g->pool, g->cfg.pool_size, VOFF_PKT_SUPER_ROOM);
+	if (err)
+		goto err_pool;
+	g->bucket_mask = nb - 1;
+	for (uint32_t i = 0; i < nb; i++)
+		g->buckets[i] = GRO_NIL;
+	for (uint32_t i = 0; i < g->cfg.max_flows; i++)
+		g->flows[i].hnext = i + 1 < g->cfg.max_flows ? i + 1 : GRO_NIL;
+	g->free_idx = 0;
+	g->oldest = GRO_NIL;
+	g->newest = GRO_NIL;
+	g->last = GRO_NIL;
+	*out = g;
+	return 0;
+
+err_pool:
+	free(g->buckets);
+err_buckets:
+	free(g->flows);
+err_flows:
+err_cfg:
+	free(g);
+	return err;
+}
+
+void voff_gro_free(struct voff_gro *gro)
+{
+	struct voff_pkt *p;
+
+	if (!gro)
+		return;
+	voff_gro_flush_all(gro);
+	while ((p = pop_one(gro)))
+		voff_pkt_free(p);
+	voff_pool_free(gro->pool);
+	free(gro->buckets);
+	free(gro->flows);
+	free(gro);
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+/* Key: version, protocol, L2 length (2 bytes), addresses, ports. */
+static unsigned int make_key(uint8_t *key, const uint8_t *l3, uint8_t ver,
+			     uint8_t proto, uint16_t l3_off,
+			     const uint8_t *ports)
+{
+	unsigned int alen = ver == 4 ? 8 : 32;
+
+	key[0] = ver;
+	key[1] = proto;
+	gro_put16(key + 2, l3_off);
+	memcpy(key + 4, l3 + (ver == 4 ? 12 : 8), alen);
+	if (ports)
+		memcpy(key + 4 + alen, ports, 4);
+	else
+		memset(key + 4 + alen, 0, 4);
+	return 8 + alen;
+}
+
+/* L2: Ethernet and VLAN tags; the L3 offset and version, or 0. */
+static uint8_t parse_l2(const uint8_t *d, uint32_t len,
+			enum voff_parse_start st, uint16_t *l3_off)
+{
+	uint32_t off = 12;
+	uint16_t type;
+
+	if (st == VOFF_PARSE_IP) {
+		*l3_off = 0;
+		return len ? d[0] >> 4 : 0;
+	}
+	for (int tags = 0;; tags++) {
+		if (off + 2 > len)
+			return 0;
+		type = gro_get16(d + off);
+		if (type != 0x8100 && type != 0x88A8)
+			break;
+		if (tags == MAX_VLAN)
+			return 0;
+		off += 4;
+	}
+	*l3_off = (uint16_t)(off + 2);
+	if (type == 0x0800)
+		return 4;
+	if (type == 0x86DD)
+		return 6;
+	return 0;
+}
+
+/* L4 header of a candidate (or skipped) segment; C_SKIP when malformed. */
+static inline enum cls parse_l4(struct gro_seg *s, uint32_t end, bool cand)
+{
+	const uint8_t *l4 = s->data + s->l4_off;
+	uint32_t room = end - s->l4_off;
+
+	if (s->l4 == GRO_TCP) {
+		unsigned int doff;
+
+		if (room < 20)
+			return C_SKIP;
+		doff = (unsigned int)(l4[12] >> 4) * 4;
+		if (doff < 20 || doff > room)
+			return C_SKIP;
+		s->pay_off = (uint16_t)(s->l4_off + doff);
+		s->pay_len = end - s->pay_off;
+		s->tcp_flags = l4[13];
+		s->seq = gro_get32(l4 + 4);
+		return cand ? C_CAND : C_SKIP;
+	}
+	if (room < 8 || gro_get16(l4 + 4) != room || room <= 8 ||
+	    gro_get16(l4 + 6) == 0)
+		return C_SKIP;
+	s->pay_off = (uint16_t)(s->l4_off + 8);
+	s->pay_len = room - 8;
+	s->tcp_flags = 0;
+	s->seq = 0;
+	return cand ? C_CAND : C_SKIP;
+}
+
+static bool want_proto(const struct voff_gro *g, uint8_t proto, uint8_t *l4)
+{
+	if (proto == 6) {
+		*l4 = GRO_TCP;
+		return true;
+	}
+	if (proto == 17 && !g->cfg.no_udp) {
+		*l4 = GRO_UDP;
+		return true;
+	}
+	return false;
+}
+
+/* IPv4 header checksum of a 20-byte header, inline (see csum.h). */
+static bool ipv4_hdr_ok(const uint8_t *ip)
+{
+	uint64_t a, b;
+	uint32_t c;
+	uint64_t sum;
+
+	/* Three direct loads: a copy into a stack array stalls forwarding. */
+	memcpy(&a, ip, 8);
+	memcpy(&b, ip + 8, 8);
+	memcpy(&c, ip + 16, 4);
+	sum = (a & 0xFFFFFFFFu) + (a >> 32) + (b & 0xFFFFFFFFu) + (b >> 32) + c;
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	return voff_csum_fold((uint32_t)sum) == 0;
+}
+
+static enum cls parse_v4(const struct voff_gro *g, struct gro_seg *s,
+			 uint32_t avail, uint8_t *key, unsigned int *kl,
+			 bool *bad_csum)
+{
+	const uint8_t *ip = s->data + s->l3_off;
+	unsigned int ihl;
+	uint16_t frag;
+	bool cand = true;
+
+	if (avail < 20 || ip[0] >> 4 != 4)
+		return C_NONE;
+	ihl = (unsigned int)(ip[0] & 15) * 4;
+	s->l3_len = gro_get16(ip + 2);
+	if (ihl < 20 || s->l3_len < ihl || s->l3_len > avail)
+		return C_NONE;
+	if (!want_proto(g, ip[9], &s->l4))
+		return C_NONE;
+	frag = gro_get16(ip + 6);
+	s->l4_off = (uint16_t)(s->l3_off + ihl);
+	if ((frag & 0x1FFF) || s->l3_len - ihl < 4) {
+		*kl = make_key(key, ip, 4, ip[9], s->l3_off, NULL);
+		return C_FRAG;
+	}
+	*kl = make_key(key, ip, 4, ip[9], s->l3_off, ip + ihl);
+	if (ihl != 20 || (frag & 0xA000) || s->l3_len != avail)
+		cand = false;
+	else if (!ipv4_hdr_ok(ip)) {
+		*bad_csum = true;
+		cand = false;
+	}
+	return parse_l4(s, s->l3_off + s->l3_len, cand);
+}
+
+static enum cls parse_v6(const struct voff_gro *g, struct gro_seg *s,
+			 uint32_t avail, uint8_t *key, unsigned int *kl)
+{
+	const uint8_t *ip = s->data + s->l3_off;
+	uint32_t off = 40, end;
+	uint8_t nh;
+
+	if (avail < 40 || ip[0] >> 4 != 6)
+		return C_NONE;
+	end = 40 + (uint32_t)gro_get16(ip + 4);
+	if (end > avail)
+		return C_NONE;
+	s->l3_len = end;
+	nh = ip[6];
+	for (int n = 0;; n++) {
+		uint32_t elen;
+
+		if (nh == 44) {
+			/* A fragment: never merged; ports only in the first. */
+			uint8_t next;
+
+			if (off + 8 > end)
+				return C_NONE;
+			next = ip[off];
+			if (!want_proto(g, next, &s->l4))
+				return C_NONE;
+			*kl = make_key(key, ip, 6, next, s->l3_off, NULL);
+			if ((gro_get16(ip + off + 2) & 0xFFF8) || off + 12 > end)
+				return C_FRAG;
+			*kl = make_key(key, ip, 6, next, s->l3_off,
+				       ip + off + 8);
+			return C_SKIP;
+		}
+		if (nh != 0 && nh != 43 && nh != 60)
+			break;
+		if (n == MAX_V6_EXT || off + 8 > end)
+			return C_NONE;
+		elen = ((uint32_t)ip[off + 1] + 1) * 8;
+		if (elen > end - off)
+			return C_NONE;
+		nh = ip[off];
+		off += elen;
+	}
+	if (!want_proto(g, nh, &s->l4) || end - off < 4)
+		return C_NONE;
+	s->l4_off = (uint16_t)(s->l3_off + off);
+	*kl = make_key(key, ip, 6, nh, s->l3_off, ip + off);
+	return parse_l4(s, s->l3_off + end, end == avail);
+}
+
+/* Sort @pkt (see enum cls) and fill @s and the flow key. */
+static enum cls parse(const struct voff_gro *g, struct voff_pkt *pkt,
+		      struct gro_seg *s, uint8_t *key, unsigned int *kl,
+		      bool *bad_csum)
+{
+	enum cls c;
+	uint32_t avail;
+
+	s->data = voff_pkt_data(pkt);
+	if (pkt->len > 0xFFFF + 64)
+		return C_NONE;
+	s->ver = parse_l2(s->data, pkt->len, g->cfg.start, &s->l3_off);
+	avail = pkt->len - s->l3_off;
+	if (s->ver == 4)
+		c = parse_v4(g, s, avail, key, kl, bad_csum);
+	else if (s->ver == 6)
+		c = parse_v6(g, s, avail, key, kl);
+	else
+		return C_NONE;
+	/* Super-packets from a GSO-capable source are not merged again. */
+	if (c == C_CAND && (voff_pkt_is_gso(pkt) || pkt->gso_type))
+		c = C_SKIP;
+	return c;
+}
+
+/* ---- checksums ----------------------------------------------------------- */
+
+static uint32_t pseudo(const uint8_t *l3, uint8_t ver, uint8_t proto,
+		       uint32_t l4_len)
+{
+	if (ver == 4)
+		return voff_csum_pseudo_v4(l3 + 12, l3 + 16, proto, l4_len);
+	return voff_csum_pseudo_v6(l3 + 8, l3 + 24, proto, l4_len);
+}
+
+uint16_t voff__gro_l4_seed(const uint8_t *head, const struct gro_flow *f,
+			   uint8_t proto, uint32_t l4_len)
+{
+	return (uint16_t)~voff_csum_fold(pseudo(head + f->l3_off, f->ver, proto,
+						l4_len));
+}
+
+static bool csum_trusted(const struct voff_pkt *pkt)
+{
+	return pkt->csum == VOFF_CSUM_VALID || pkt->csum == VOFF_CSUM_PARTIAL;
+}
+
+/* Pseudo-header plus L4 header sum of @s (the payload not included). */
+static uint32_t l4_head_sum(const struct gro_seg *s)
+{
+	uint32_t l4_len = s->l3_off + s->l3_len - s->l4_off;
+	uint8_t proto = s->l4 == GRO_TCP ? 6 : 17;
+	uint32_t sum = pseudo(s->data + s->l3_off, s->ver, proto, l4_len);
+
+	return voff_csum(s->data + s->l4_off, s->pay_off - s->l4_off, sum);
+}
+
+static bool l4_csum_ok(const struct gro_seg *s)
+{
+	uint32_t sum = l4_head_sum(s);
+
+	sum = voff_csum(s->data + s->pay_off, s->pay_len, sum);
+	return voff_csum_fold(sum) == 0;
+}
+
+/* ---- flow table -------------------------------------------------------- */
+
+/*
+ * Flow hash: each 64-bit word of the key (16 or 40 bytes) is offset and
+ * multiplied by its own odd constant, the products summed and mixed once.
+ * The products do not depend on each other, so they run in parallel: a
+ * word-by-word multiply-xorshift chain cost a third of the per-packet time.
+ */
+static uint32_t hash_key(const uint8_t *key, unsigned int kl, uint32_t seed)
+{
+	static const uint64_t mul[5] = {
+		0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full,
+		0x165667B19E3779F9ull, 0xD6E8FEB86659FD93ull,
+		0xFF51AFD7ED558CCDull,
+	};
+	uint64_t acc = seed, w;
+
+	for (unsigned int i = 0; i < kl / 8; i++) {
+		memcpy(&w, key + 8 * i, 8);
+		acc += (w + seed) * mul[i];
+	}
+	acc ^= acc >> 31;
+	acc *= 0x94D049BB133111EBull;
+	return (uint32_t)(acc >> 32);
+}
+
+static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
+			       const uint8_t *key, unsigned int kl,
+			       const struct gro_seg *s)
+{
+	uint32_t i = g->buckets[h & g->bucket_mask];
+
+	while (i != GRO_NIL) {
+		struct gro_flow *f = &g->flows[i];
+
+		if (f->hash == h && f->key_len == kl &&
+		    gro_bytes_eq(f->key, key, kl) &&
+		    gro_bytes_eq(f->l2, s->data, s->l3_off))
+			return f;
+		i = f->hnext;
+	}
+	return NULL;
+}
+
+/*
+ * Find the flow of @s, trying the flow of the previous lookup first: a
+ * receive burst mostly brings runs of one flow, and a hit skips the hash.
+ * *@h receives the key's hash (needed to insert a new flow).
+ */
+static struct gro_flow *find(struct voff_gro *g, const uint8_t *key,
+			     unsigned int kl, const struct gro_seg *s,
+			     uint32_t *h)
+{
+	struct gro_flow *f;
+
+	if (g->last != GRO_NIL) {
+		f = &g->flows[g->last];
+		if (f->head && f->key_len == kl &&
+		    gro_bytes_eq(f->key, key, kl) &&
+		    gro_bytes_eq(f->l2, s->data, s->l3_off)) {
+			*h = f->hash;
+			return f;
+		}
+	}
+	*h = hash_key(key, kl, g->cfg.hash_seed);
+	f = lookup(g, *h, key, kl, s);
+	if (f)
+		g->last = (uint32_t)(f - g->flows);
+	return f;
+}
+
+static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
+{
+	uint32_t idx = (uint32_t)(f - g->flows);
+	uint32_t *pp = &g->buckets[f->hash & g->bucket_mask];
+
+	while (*pp != idx)
+		pp = &g->flows[*pp].hnext;
+	*pp = f->hnext;
+	if (f->older != GRO_NIL)
+		g->flows[f->older].newer = f->newer;
+	else
+		g->oldest = f->newer;
+	if (f->newer != GRO_NIL)
+		g->flows[f->newer].older = f->older;
+	else
+		g->newest = f->older;
+	f->head = NULL;
+	f->hnext = g->free_idx;
+	g->free_idx = idx;
+	g->nflows--;
+}
+
+/*
+ * Append the run @first..@last (linked by next) as one output.  The queue
+ * is one list of packets; in sg mode a super-packet is its head followed
+ * by its gso_segs - 1 segment packets.
+ */
+static void enqueue(struct voff_gro *g, struct voff_pkt *first,
+		    struct voff_pkt *last)
+{
+	last->next = NULL;
+	if (g->q_tail)
+		g->q_tail->next = first;
+	else
+		g->q_head = first;
+	g->q_tail = last;
+	g->q_len++;
+	g->st.out++;
+}
+
+/* Rewrite a multi-segment head's headers into a valid super-packet. */
+static void finish_super(struct voff_gro *g, const struct gro_flow *f,
+			 struct voff_pkt *hd)
+{
+	uint8_t *ip = voff_pkt_data(hd) + f->l3_off;
+	const struct voff__gro_ops *ops = gro_ops[f->l4];
+	uint16_t c;
+
+	if (f->ver == 4) {
+		gro_put16(ip + 2, (uint16_t)f->l3_len);
+		gro_put16(ip + 10, 0);
+		c = voff_csum_ipv4_hdr(ip, 20);
+		memcpy(ip + 10, &c, 2);
+	} else {
+		gro_put16(ip + 4, (uint16_t)(f->l3_len - 40));
+	}
+	ops->complete(f, hd);
+	hd->gso_size = f->gso_size;
+	hd->gso_segs = f->count;
+	hd->csum = VOFF_CSUM_PARTIAL;
+	hd->csum_start = f->l4_off;
+	hd->csum_offset = ops->csum_offset;
+	g->st.out_merged++;
+}
+
+static void flush_flow(struct voff_gro *g, struct gro_flow *f)
+{
+	struct voff_pkt *hd = f->head;
+
+	hd->l2_off = g->cfg.start == VOFF_PARSE_ETH ? 0 : VOFF_OFF_NONE;
+	hd->l3_off = f->l3_off;
+	hd->l4_off = f->l4_off;
+	hd->payload_off = f->pay_off;
+	hd->hdr_len = f->pay_off;
+	if (f->count >= 2) {
+		finish_super(g, f, hd);
+	} else {
+		hd->gso_type = 0;
+		hd->gso_size = 0;
+		hd->gso_segs = 0;
+		if (f->verified && hd->csum == VOFF_CSUM_NONE)
+			hd->csum = VOFF_CSUM_VALID;
+	}
+	unlink_flow(g, f);
+	enqueue(g, hd, g->cfg.sg ? f->tail : hd);
+}
+
+/* Flush every held flow with the addresses and protocol of @key. */
+static void flush_addrs(struct voff_gro *g, const uint8_t *key,
+			unsigned int kl)
+{
+	uint32_t i = g->oldest;
+
+	while (i != GRO_NIL) {
+		struct gro_flow *f = &g->flows[i];
+
+		i = f->newer;
+		if (f->key_len == kl && !memcmp(f->key, key, kl - 4))
+			flush_flow(g, f);
+	}
+}
+
+static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
+				 const uint8_t *key, unsigned int kl)
+{
+	struct gro_flow *f;
+	uint32_t idx;
+
+	if (g->nflows == g->cfg.max_flows) {
+		flush_flow(g, &g->flows[g->oldest]);
+		g->st.evicted++;
+	}
+	idx = g->free_idx;
+	f = &g->flows[idx];
+	g->free_idx = f->hnext;
+	g->nflows++;
+	f->hash = h;
+	f->hnext = g->buckets[h & g->bucket_mask];
+	g->buckets[h & g->bucket_mask] = idx;
+	f->older = g->newest;
+	f->newer = GRO_NIL;
+	if (g->newest != GRO_NIL)
+		g->flows[g->newest].newer = idx;
+	else
+		g->oldest = idx;
+	g->newest = idx;
+	memcpy(f->key, key, kl);
+	f->key_len = (uint8_t)kl;
+	g->last = idx;
+	return f;
+}
+
+/* ---- merging ------------------------------------------------------------ */
+
+/* IP-level rules; on GRO_JOIN *@mode is the flow's IP-ID mode after @s. */
+static enum gro_verdict check_ip(const struct gro_flow *f,
+				 const struct gro_seg *s, uint8_t *mode)
+{
+	const uint8_t *c = f->ipc;
+	const uint8_t *n = s->data + s->l3_off;
+	const uint8_t *h;
+
+	*mode = f->idmode;
+	if (f->ver == 4) {
+		uint16_t step;
+
+		if (c[0] != n[1] || c[2] != n[8] || ((c[1] ^ n[6]) & 0x40))
+			return GRO_SPLIT;
+		step = (uint16_t)(gro_get16(n + 4) - f->first_id);
+		if (f->count == 1)
+			*mode = step == 0 ? GRO_ID_FIXED : GRO_ID_INCR;
+		if (step != (*mode == GRO_ID_FIXED ? 0 : (uint16_t)f->count))
+			return GRO_SPLIT;
+		return GRO_JOIN;
+	}
+	if (memcmp(c, n, 4) != 0 || c[4] != n[6] || c[5] != n[7])
+		return GRO_SPLIT;
+	if (s->l4_off - s->l3_off != f->l4_off - f->l3_off)
+		return GRO_SPLIT;
+	/* Extension headers are rare: compare them in the head's frame. */
+	h = voff_pkt_data(f->head) + f->l3_off;
+	if (!gro_bytes_eq(h + 40, n + 40, (size_t)(f->l4_off - f->l3_off - 40)))
+		return GRO_SPLIT;
+	return GRO_JOIN;
+}
+
+/* Give @f's head enough tailroom for @n more bytes. */
+static bool make_room(struct voff_gro *g, struct gro_flow *f, uint32_t n)
+{
+	struct voff_pkt *old = f->head, *np;
+
+	if (voff_pkt_tailroom(old) >= n)
+		return true;
+	if (voff_pkt_alloc(g->pool, &np) != 0) {
+		g->st.no_buffer++;
+		return false;
+	}
+	memcpy(voff_pkt_data(np), voff_pkt_data(old), old->len);
+	np->len = old->len;
+	voff_pkt_copy_meta(np, old);
+	voff_pkt_free(old);
+	f->head = np;
+	f->tail = np;
+	return voff_pkt_tailroom(np) >= n;
+}
+
+enum merge_res {
+	M_DONE,
+	M_BAD_CSUM,
+	M_NO_ROOM,
+};
+
+/* Copy mode: append @s's payload to the head, verifying on the way. */
+static enum merge_res merge_copy(struct voff_gro *g, struct gro_flow *f,
+				 struct voff_pkt *pkt, const struct gro_seg *s)
+{
+	struct voff_pkt *hd;
+	uint8_t *dst;
+
+	if (!make_room(g, f, s->pay_len))
+		return M_NO_ROOM;
+	hd = f->head;
+	dst = voff_pkt_data(hd) + hd->len;
+	if (csum_trusted(pkt)) {
+		memcpy(dst, s->data + s->pay_off, s->pay_len);
+	} else {
+		uint32_t sum = voff_csum_copy(dst, s->data + s->pay_off,
+					      s->pay_len, l4_head_sum(s));
+
+		if (voff_csum_fold(sum) != 0)
+			return M_BAD_CSUM;
+	}
+	hd->len += s->pay_len;
+	return M_DONE;
+}
+
+/* Sg mode: chain @pkt behind the head; its headers equal the head's. */
+static enum merge_res merge_chain(struct gro_flow *f, struct voff_pkt *pkt,
+				  const struct gro_seg *s)
+{
+	if (!csum_trusted(pkt) && !l4_csum_ok(s))
+		return M_BAD_CSUM;
+	f->tail->next = pkt;
+	pkt->next = NULL;
+	f->tail = pkt;
+	return M_DONE;
+}
+
+static enum merge_res merge(struct voff_gro *g, struct gro_flow *f,
+			    struct voff_pkt *pkt, const struct gro_seg *s,
+			    uint8_t mode)
+{
+	const struct voff__gro_ops *ops = gro_ops[f->l4];
+	enum merge_res r;
+
+	if (g->cfg.sg)
+		r = merge_chain(f, pkt, s);
+	else
+		r = merge_copy(g, f, pkt, s);
+	if (r != M_DONE)
+		return r;
+	f->l3_len += s->pay_len;
+	f->count++;
+	f->idmode = mode;
+	if (!g->cfg.sg)
+		voff_pkt_free(pkt);
+	if (ops->joined(f, s, g->cfg.max_segs))
+		flush_flow(g, f);
+	return M_DONE;
+}
+
+/* Keep the head's compared fields in the entry (see gro_int.h). */
+static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
+{
+	const uint8_t *ip = s->data + s->l3_off;
+	const uint8_t *th = s->data + s->l4_off;
+
+	memcpy(f->l2, s->data, s->l3_off);
+	if (s->ver == 4) {
+		f->ipc[0] = ip[1];
+		f->ipc[1] = ip[6];
+		f->ipc[2] = ip[8];
+	} else {
+		memcpy(f->ipc, ip, 4);
+		f->ipc[4] = ip[6];
+		f->ipc[5] = ip[7];
+	}
+	if (s->l4 == GRO_TCP) {
+		memcpy(f->tcpc, th + 8, 8);
+		memcpy(f->tcpc + 8, th + 20, (size_t)(s->pay_off - s->l4_off - 20));
+	}
+}
+
+static void hold(struct voff_gro *g, struct voff_pkt *pkt,
+		 const struct gro_seg *s, const uint8_t *key, unsigned int kl,
+		 uint32_t h, uint64_t now_ns, bool verified)
+{
+	struct gro_flow *f = new_flow(g, h, key, kl);
+
+	f->head = pkt;
+	f->tail = pkt;
+	pkt->next = NULL;
+	f->start_ns = now_ns;
+	f->l3_off = s->l3_off;
+	f->l4_off = s->l4_off;
+	f->pay_off = s->pay_off;
+	f->l3_len = s->l3_len;
+	f->gso_size = (uint16_t)s->pay_len;
+	f->count = 1;
+	f->first_id = s->ver == 4 ? gro_get16(s->data + s->l3_off + 4) : 0;
+	f->idmode = GRO_ID_UNSET;
+	f->ver = s->ver;
+	f->l4 = s->l4;
+	f->verified = verified;
+	f->next_seq = s->seq + s->pay_len;
+	copy_fields(f, s);
+	g->st.held++;
+}
+
+static int pass(struct voff_gro *g, struct voff_pkt *pkt, bool verified)
+{
+	if (verified && pkt->csum == VOFF_CSUM_NONE)
+		pkt->csum = VOFF_CSUM_VALID;
+	g->st.passed++;
+	return VOFF_GRO_PASS;
+}
+
+static bool expired(const struct voff_gro *g, const struct gro_flow *f,
+		    uint64_t now_ns)
+{
+	return g->cfg.flush_timeout_ns &&
+	       (int64_t)(now_ns - f->start_ns) >=
+		       (int64_t)g->cfg.flush_timeout_ns;
+}
+
+int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
+		     uint64_t now_ns)
+{
+	struct gro_seg s;
+	struct gro_flow *f;
+	uint8_t key[40], mode;
+	unsigned int kl = 0;
+	bool bad_ip = false, ok;
+	enum cls c;
+	uint32_t h;
+
+	if (!gro || !pkt)
+		return -EINVAL;
+	gro->st.in++;
+	c = parse(gro, pkt, &s, key, &kl, &bad_ip);
+	if (c == C_NONE)
+		return pass(gro, pkt, false);
+	if (c == C_FRAG) {
+		flush_addrs(gro, key, kl);
+		return pass(gro, pkt, false);
+	}
+	f = find(gro, key, kl, &s, &h);
+	if (f && expired(gro, f, now_ns)) {
+		flush_flow(gro, f);
+		f = NULL;
+	}
+	if (c == C_SKIP) {
+		if (f)
+			flush_flow(gro, f);
+		gro->st.csum_bad += bad_ip;
+		return pass(gro, pkt, false);
+	}
+	if (f && check_ip(f, &s, &mode) == GRO_JOIN &&
+	    gro_ops[s.l4]->check(f, &s) == GRO_JOIN &&
+	    f->l3_len + s.pay_len <= gro->cfg.max_size &&
+	    f->count < gro->cfg.max_segs) {
+		switch (merge(gro, f, pkt, &s, mode)) {
+		case M_DONE:
+			gro->st.merged++;
+			return VOFF_GRO_MERGED;
+		case M_BAD_CSUM:
+			flush_flow(gro, f);
+			gro->st.csum_bad++;
+			return pass(gro, pkt, false);
+		case M_NO_ROOM:
+			break;
+		}
+	}
+	ok = csum_trusted(pkt) || l4_csum_ok(&s);
+	if (f)
+		flush_flow(gro, f);
+	if (!ok) {
+		gro->st.csum_bad++;
+		return pass(gro, pkt, false);
+	}
+	if (!gro_ops[s.l4]->can_hold(&s))
+		return pass(gro, pkt, pkt->csum == VOFF_CSUM_NONE);
+	hold(gro, pkt, &s, key, kl, h, now_ns, pkt->csum != VOFF_CSUM_PARTIAL);
+	return VOFF_GRO_HELD;
+}
+
+/* ---- flushing and output ------------------------------------------------ */
+
+unsigned int voff_gro_flush_all(struct voff_gro *gro)
+{
+	unsigned int n = 0;
+
+	while (gro->oldest != GRO_NIL) {
+		flush_flow(gro, &gro->flows[gro->oldest]);
+		n++;
+	}
+	return n;
+}
+
+unsigned int voff_gro_flush(struct voff_gro *gro, uint64_t now_ns)
+{
+	unsigned int n = 0;
+
+	if (!gro->cfg.flush_timeout_ns)
+		return voff_gro_flush_all(gro);
+	while (gro->oldest != GRO_NIL &&
+	       expired(gro, &gro->flows[gro->oldest], now_ns)) {
+		flush_flow(gro, &gro->flows[gro->oldest]);
+		n++;
+	}
+	return n;
+}
+
+/* Take the first packet of the queue (one packet, not a run). */
+static struct voff_pkt *pop_one(struct voff_gro *g)
+{
+	struct voff_pkt *p = g->q_head;
+
+	if (!p)
+		return NULL;
+	g->q_head = p->next;
+	if (!g->q_head)
+		g->q_tail = NULL;
+	p->next = NULL;
+	return p;
+}
+
+/* Packets of the run starting the queue. */
+static unsigned int run_len(const struct voff_gro *g)
+{
+	const struct voff_pkt *p = g->q_head;
+
+	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
+}
+
+/* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
+static struct voff_pkt *linearize(struct voff_gro *g)
+{
+	struct voff_pkt *hd = g->q_head, *np;
+	unsigned int n = run_len(g);
+	uint16_t pay_off = hd->payload_off;
+
+	if (voff_pkt_alloc(g->pool, &np) != 0) {
+		g->st.no_buffer++;
+		return NULL;
+	}
+	memcpy(voff_pkt_data(np), voff_pkt_data(hd), hd->len);
+	np->len = hd->len;
+	voff_pkt_copy_meta(np, hd);
+	voff_pkt_free(pop_one(g));
+	for (unsigned int i = 1; i < n; i++) {
+		struct voff_pkt *p = pop_one(g);
+
+		memcpy(voff_pkt_data(np) + np->len, voff_pkt_data(p) + pay_off,
+		       p->len - pay_off);
+		np->len += p->len - pay_off;
+		voff_pkt_free(p);
+	}
+	return np;
+}
+
+struct voff_pkt *voff_gro_pop(struct voff_gro *gro)
+{
+	struct voff_pkt *p;
+
+	if (!gro->q_head)
+		return NULL;
+	p = run_len(gro) > 1 ? linearize(gro) : pop_one(gro);
+	if (p)
+		gro->q_len--;
+	return p;
+}
+
+int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
+		    struct voff_pkt **pkts, unsigned int cap)
+{
+	struct voff_pkt *p = gro->q_head;
+	struct iovec *iov;
+	unsigned int n;
+	uint16_t pay_off;
+
+	if (!p)
+		return 0;
+	n = run_len(gro);
+	if (n > cap || sg->cap - sg->n < n)
+		return -ENOSPC;
+	pay_off = p->payload_off;
+	gro->q_len--;
+	/* One entry per packet, filled here: voff_sg_add() per segment
+	 * costs more than the rest of taking the output. */
+	iov = sg->iov + sg->n;
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t skip = i ? pay_off : 0;
+
+		p = pop_one(gro);
+		pkts[i] = p;
+		iov[i].iov_base = voff_pkt_data(p) + skip;
+		iov[i].iov_len = p->len - skip;
+		sg->len += p->len - skip;
+	}
+	sg->n += n;
+	return (int)n;
+}
+
+unsigned int voff_gro_drain(struct voff_gro *gro, struct voff_batch *b)
+{
+	unsigned int n = 0;
+
+	while (gro->q_head && voff_batch_space(b)) {
+		struct voff_pkt *p = voff_gro_pop(gro);
+
+		if (!p)
+			break;
+		voff_batch_add(b, p);
+		n++;
+	}
+	return n;
+}
+
+unsigned int voff_gro_pending(const struct voff_gro *gro)
+{
+	return gro->q_len;
+}
+
+unsigned int voff_gro_held(const struct voff_gro *gro)
+{
+	return gro->nflows;
+}
+
+bool voff_gro_next_deadline(const struct voff_gro *gro, uint64_t *out_ns)
+{
+	if (gro->oldest == GRO_NIL)
+		return false;
+	*out_ns = gro->flows[gro->oldest].start_ns + gro->cfg.flush_timeout_ns;
+	return true;
+}
+
+void voff_gro_set_flush_timeout(struct voff_gro *gro, uint64_t ns)
+{
+	gro->cfg.flush_timeout_ns = ns;
+}
+
+void voff_gro_stats(const struct voff_gro *gro, struct voff_gro_stats *out)
+{
+	*out = gro->st;
+}
+
+int voff_gro_csum_complete(struct voff_pkt *pkt)
+{
+	int err;
+
+	if (pkt->csum != VOFF_CSUM_PARTIAL)
+		return 0;
+	err = voff_csum_complete_at(voff_pkt_data(pkt), pkt->len,
+				    pkt->csum_start, pkt->csum_offset);
+	if (err)
+		return err;
+	pkt->csum = VOFF_CSUM_NONE;
+	return 0;
+}

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gro_int.h - private interface between the GRO engine (gro.c) and its
+ * per-protocol rules (gro_tcp.c, gro_udp.c)
+ *
+ * gro.c parses a frame into a struct gro_seg, finds its flow and applies
+ * the IP-level rules common to every protocol; the protocol's struct
+ * voff__gro_ops then decides whether the segment joins the flow's head,
+ * whether the train ends after it, and how a finished super-packet's L4
+ * header and GSO metadata are written.  gro.c reaches the ops only through
+ * its static const table indexed by enum gro_l4.
+ */
+#ifndef VOFF_GRO_INT_H
+#define VOFF_GRO_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <voff/pkt.h>
+
+enum gro_l4 {
+	GRO_TCP = 0,
+	GRO_UDP = 1,
+	GRO_L4_COUNT
+};
+
+/* TCP flag bits (byte 13 of the header). */
+#define GRO_TCP_FIN 0x01
+#define GRO_TCP_SYN 0x02
+#define GRO_TCP_RST 0x04
+#define GRO_TCP_PSH 0x08
+#define GRO_TCP_ACK 0x10
+#define GRO_TCP_URG 0x20
+#define GRO_TCP_ECE 0x40
+#define GRO_TCP_CWR 0x80
+
+/* IP-ID modes of a flow, chosen by its second segment. */
+enum gro_idmode {
+	GRO_ID_UNSET = 0,
+	GRO_ID_INCR,
+	GRO_ID_FIXED,
+};
+
+/**
+ * struct gro_seg - one incoming frame, parsed
+ * @data:	first byte of the frame
+ * @l3_off:	IP header
+ * @l4_off:	TCP/UDP header
+ * @pay_off:	first payload byte
+ * @l3_len:	IP datagram length from the IP header
+ * @pay_len:	L4 payload bytes
+ * @ver:	4 or 6
+ * @l4:		enum gro_l4
+ * @tcp_flags:	TCP flag byte (0 for UDP)
+ * @seq:	TCP sequence number (host order)
+ */
+struct gro_seg {
+	uint8_t *data;
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint16_t pay_off;
+	uint32_t l3_len;
+	uint32_t pay_len;
+	uint8_t ver;
+	uint8_t l4;
+	uint8_t tcp_flags;
+	uint32_t seq;
+};
+
+/* Longest L2 header: Ethernet and four VLAN tags. */
+#define GRO_L2_MAX 32
+
+/**
+ * struct gro_flow - a flow table entry (one held head packet)
+ * @head:	the held packet (first segment, payload of later ones appended)
+ * @tail:	sg mode: last packet of the chain head->next->...; else @head
+ * @start_ns:	time the head was taken (its age)
+ * @hash:	flow hash
+ * @hnext:	next entry index in the hash chain, or GRO_NIL
+ * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
+ * @key:	addresses, ports and protocol (the 5-tuple), compared on lookup
+ * @key_len:	bytes of @key used
+ * @l3_off, @l4_off, @pay_off: header offsets in @head
+ * @l3_len:	current IP datagram length of @head
+ * @gso_size:	payload of the first segment
+ * @count:	segments in @head
+ * @first_id:	IPv4 ID of the first segment (host order)
+ * @idmode:	enum gro_idmode
+ * @ver:	4 or 6
+ * @l4:		enum gro_l4
+ * @verified:	head's checksum verified (or trusted VALID)
+ * @next_seq:	TCP: sequence number the next segment must carry
+ * @l2:		copy of the head's L2 header (@l3_off bytes)
+ * @ipc:	copy of the head's compared IP fields: IPv4 TOS, flags byte,
+ *		TTL; IPv6 first word, next header, hop limit
+ * @tcpc:	copy of the head's TCP ack, flag word (data offset, flags,
+ *		window) and options
+ *
+ * The copies let a merge decision read only this entry, not the head's
+ * frame: with many flows the head is cold, and reading it cost more than
+ * everything else a merge does.
+ */
+struct gro_flow {
+	struct voff_pkt *head;
+	struct voff_pkt *tail;
+	uint64_t start_ns;
+	uint32_t hash;
+	uint32_t hnext;
+	uint32_t older;
+	uint32_t newer;
+	uint8_t key[40];
+	uint8_t key_len;
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint16_t pay_off;
+	uint32_t l3_len;
+	uint16_t gso_size;
+	uint16_t count;
+	uint16_t first_id;
+	uint8_t idmode;
+	uint8_t ver;
+	uint8_t l4;
+	bool verified;
+	uint32_t next_seq;
+	uint8_t l2[GRO_L2_MAX];
+	uint8_t ipc[8];
+	uint8_t tcpc[48];
+};
+
+#define GRO_NIL UINT32_MAX
+
+/* Outcomes of voff__gro_ops.check(). */
+enum gro_verdict {
+	GRO_JOIN = 0,		/* merge into the head */
+	GRO_SPLIT,		/* flush the head; the segment may start anew */
+};
+
+/**
+ * struct voff__gro_ops - per-protocol rules
+ * @check:	whether @s may join @f's head (IP rules already passed)
+ * @can_hold:	whether @s, not merged, may become a head (else it passes)
+ * @joined:	update @f and the head's L4 header after @s joined; return
+ *		true when the train ends here (flush now)
+ * @complete:	write the super-packet's L4 length/checksum seed and GSO
+ *		type; @head has @f->count >= 2 segments
+ * @csum_offset: offset of the checksum field in the L4 header
+ * @max_segs:	hard limit of segments (0 = the engine's max_segs)
+ */
+struct voff__gro_ops {
+	enum gro_verdict (*check)(const struct gro_flow *f,
+				  const struct gro_seg *s);
+	bool (*can_hold)(const struct gro_seg *s);
+	bool (*joined)(struct gro_flow *f, const struct gro_seg *s,
+		       unsigned int max_segs);
+	void (*complete)(const struct gro_flow *f, struct voff_pkt *head);
+	uint8_t csum_offset;
+};
+
+extern const struct voff__gro_ops voff__gro_tcp_ops;
+extern const struct voff__gro_ops voff__gro_udp_ops;
+
+/* Big-endian loads and stores on packet bytes (bounds checked by callers). */
+static inline uint16_t gro_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t gro_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void gro_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/*
+ * Equality of two short byte ranges (keys, L2 headers, options), inline:
+ * a libc memcmp() call costs more than the compare itself at these sizes.
+ */
+static inline uint64_t gro_xor8(const uint8_t *a, const uint8_t *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+	return x ^ y;
+}
+
+static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint64_t x, y, diff = 0;
+	uint32_t u, v;
+
+	/*
+	 * The common sizes first: an IPv4 key, an Ethernet header, TCP
+	 * timestamps, no options.
+	 */
+	if (n == 0)
+		return true;
+	if (n == 12)
+		return (gro_xor8(a, b) | gro_xor8(a + 4, b + 4)) == 0;
+	if (n == 16)
+		return (gro_xor8(a, b) | gro_xor8(a + 8, b + 8)) == 0;
+	if (n == 14)
+		return (gro_xor8(a, b) | gro_xor8(a + 6, b + 6)) == 0;
+	if (n >= 8) {
+		/* 8-byte words; the last one may overlap the one before. */
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			diff |= x ^ y;
+		}
+		memcpy(&x, a + n - 8, 8);
+		memcpy(&y, b + n - 8, 8);
+		return (diff | (x ^ y)) == 0;
+	}
+	if (n >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		diff = u ^ v;
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&v, b + n - 4, 4);
+		return (diff | (u ^ v)) == 0;
+	}
+	while (n--)
+		diff |= (uint64_t)(*a++ ^ *b++);
+	return diff == 0;
+}
+
+/**
+ * voff__gro_l4_seed() - pseudo-header seed for a super-packet's L4 header
+ * @head:	frame bytes
+ * @f:		the flow (addresses at @f->l3_off, version @f->ver)
+ * @proto:	6 or 17
+ * @l4_len:	L4 length (header and payload)
+ *
+ * Return: the checksum field value (memory order): the folded pseudo-header
+ * sum, not complemented, as the kernel's CHECKSUM_PARTIAL expects.
+ */
+uint16_t voff__gro_l4_seed(const uint8_t *head, const struct gro_flow *f,
+			   uint8_t proto, uint32_t l4_len);
+
+#endif /* VOFF_GRO_INT_H */

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gso.c - software GSO: entry points, validation of the super-packet, the
+ * segment loop and the two output forms (flat pool packets, descriptors)
+ *
+ * DOC: Theory of Operation
+ *
+ * Every call first builds a struct gso_plan (gso_int.h): the gso_type is
+ * looked up in one static table of base types (TCPV4, TCPV6, UDP_L4, UDP),
+ * whose entry names the L4 protocol file (gso_tcp.c, gso_udp.c); the IP
+ * headers are walked from the packet's offsets with bounds checks; a tunnel
+ * is checked by gso_tunnel.c.  Nothing is written until the plan is
+ * complete and the output is known to be large enough, which is what makes
+ * every call all-or-nothing.
+ *
+ * Then output i gets a verbatim copy of the hdr_len header bytes and
+ * payload bytes [i * unit, (i + 1) * unit) after them; the fixes run inside
+ * out: the L4 header and its checksum, the inner IP header, the tunnel
+ * header, the outer IP header.  In full-checksum mode the flat form sums
+ * the payload while copying it (voff_csum_copy()); the descriptor form sums
+ * it in place.  Resegmentation is the same loop with a unit of k * gso_size
+ * and partial checksums, emitting smaller super-packets.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <voff/csum.h>
+#include <voff/err.h>
+#include <voff/gso.h>
+
+#include "gso_int.h"
+
+/* Base types: exactly one is set in a valid gso_type. */
+static const struct gso_base {
+	uint32_t bit;
+	uint8_t ipver;	/* innermost IP version required, 0 = either */
+	const struct gso_l4 *l4;
+} gso_bases[] = {
+	{ VOFF_GSO_TCPV4, 4, &voff__gso_tcp },
+	{ VOFF_GSO_TCPV6, 6, &voff__gso_tcp },
+	{ VOFF_GSO_UDP_L4, 0, &voff__gso_uso },
+	{ VOFF_GSO_UDP, 0, &voff__gso_ufo },
+};
+
+#define GSO_BASE_MASK                                                        \
+	(VOFF_GSO_TCPV4 | VOFF_GSO_TCPV6 | VOFF_GSO_UDP_L4 | VOFF_GSO_UDP)
+#define GSO_UDP_TUN_MASK (VOFF_GSO_UDP_TUNNEL | VOFF_GSO_UDP_TUNNEL_CSUM)
+#define GSO_GRE_MASK (VOFF_GSO_GRE | VOFF_GSO_GRE_CSUM)
+#define GSO_MOD_MASK                                                         \
+	(VOFF_GSO_DODGY | VOFF_GSO_TCP_ECN | VOFF_GSO_TCP_FIXEDID |         \
+	 VOFF_GSO_TCP_FIXEDID_INNER | VOFF_GSO_TCP_ACCECN | GSO_UDP_TUN_MASK | \
+	 GSO_GRE_MASK)
+
+#define MAX_V6_EXT 8
+
+static int walk_v4(const struct gso_plan *p, struct gso_ip *ip,
+		   uint8_t *proto)
+{
+	const uint8_t *d = p->data + ip->off;
+	uint32_t ihl = (uint32_t)(d[0] & 15) * 4;
+
+	if (ihl < 20 || ip->off + ihl > p->len)
+		return VOFF_E_GSO_HDR;
+	if (gso_get16(d + 6) & 0x3FFF)
+		return VOFF_E_GSO_FRAG;
+	*proto = d[9];
+	ip->end = (uint16_t)(ip->off + ihl);
+	return 0;
+}
+
+/*
+ * IPv6: skip hop-by-hop, routing and destination options headers.  The
+ * unfragmentable part (for UFO) ends where the kernel's
+ * ip6_find_1stfragopt() stops: before a destination options header that
+ * follows a routing header, or before the first other header.
+ */
+static int walk_v6(const struct gso_plan *p, struct gso_ip *ip,
+		   uint8_t *proto)
+{
+	uint32_t at = ip->off + 40u, nh_at = ip->off + 6u;
+	bool routing = false, unfrag = true;
+	uint8_t nh = p->data[nh_at];
+
+	ip->unfrag_end = (uint16_t)at;
+	ip->unfrag_nh = (uint16_t)nh_at;
+	for (int n = 0; nh == 0 || nh == 43 || nh == 60; n++) {
+		uint32_t elen;
+
+		if (n >= MAX_V6_EXT || at + 8 > p->len)
+			return VOFF_E_GSO_HDR;
+		elen = ((uint32_t)p->data[at + 1] + 1) * 8;
+		if (at + elen > p->len || at + elen > 0xFFFF)
+			return VOFF_E_GSO_HDR;
+		if (nh == 60 && routing)
+			unfrag = false;
+		if (nh == 43)
+			routing = true;
+		nh_at = at;
+		nh = p->data[at];
+		at += elen;
+		if (unfrag) {
+			ip->unfrag_end = (uint16_t)at;
+			ip->unfrag_nh = (uint16_t)nh_at;
+		}
+	}
+	if (nh == 44)
+		return VOFF_E_GSO_FRAG;
+	*proto = nh;
+	ip->end = (uint16_t)at;
+	return 0;
+}
+
+/* Walk the IP header at @off (an offset from the packet's metadata). */
+static int walk_ip(const struct gso_plan *p, struct gso_ip *ip, uint32_t off,
+		   uint8_t *proto)
+{
+	uint8_t ver;
+
+	if (off == VOFF_OFF_NONE || off >= p->len || p->len - off < 20)
+		return VOFF_E_GSO_HDR;
+	ip->off = (uint16_t)off;
+	ver = p->data[off] >> 4;
+	if (ver == 4) {
+		ip->v6 = false;
+		return walk_v4(p, ip, proto);
+	}
+	if (ver != 6)
+		return VOFF_E_GSO_PROTO;
+	if (p->len - off < 40)
+		return VOFF_E_GSO_HDR;
+	ip->v6 = true;
+	return walk_v6(p, ip, proto);
+}
+
+static const struct gso_base *find_base(uint32_t type)
+{
+	const struct gso_base *found = NULL;
+
+	if (type & ~(GSO_BASE_MASK | GSO_MOD_MASK))
+		return NULL;
+	for (size_t i = 0; i < sizeof(gso_bases) / sizeof(gso_bases[0]); i++) {
+		if (!(type & gso_bases[i].bit))
+			continue;
+		if (found)
+			return NULL;	/* two base types */
+		found = &gso_bases[i];
+	}
+	return found;
+}
+
+/* A set offset of the metadata must agree with what the walk found. */
+static bool off_agrees(uint16_t meta, uint32_t found)
+{
+	return meta == VOFF_OFF_NONE || meta == found;
+}
+
+static int plan_headers(struct gso_plan *p, const struct voff_pkt *pkt,
+			const struct gso_base *base)
+{
+	struct gso_ip *in;
+	uint8_t proto;
+	int err;
+
+	p->n_ip = 1;
+	err = walk_ip(p, &p->ip[0], pkt->l3_off, &proto);
+	if (err)
+		return err;
+	p->ip[0].fixed_id = p->type & VOFF_GSO_TCP_FIXEDID;
+	if (p->type & (GSO_UDP_TUN_MASK | GSO_GRE_MASK)) {
+		if (p->l4->ufo)
+			return VOFF_E_GSO_TYPE;
+		p->tun = (p->type & GSO_GRE_MASK) ? GSO_TUN_GRE : GSO_TUN_UDP;
+		if (proto != (p->tun == GSO_TUN_GRE ? 47 : 17))
+			return VOFF_E_GSO_PROTO;
+		if (!off_agrees(pkt->l4_off, p->ip[0].end))
+			return VOFF_E_GSO_HDR;
+		p->tun_off = p->ip[0].end;
+		err = voff__gso_tunnel_check(p);
+		if (err)
+			return err;
+		/* tunnel_check() left the first possible inner offset. */
+		if (pkt->inner_l3_off == VOFF_OFF_NONE ||
+		    pkt->inner_l3_off < p->ip[1].off)
+			return VOFF_E_GSO_HDR;
+		err = walk_ip(p, &p->ip[1], pkt->inner_l3_off, &proto);
+		if (err)
+			return err;
+		p->ip[1].fixed_id = p->type & VOFF_GSO_TCP_FIXEDID_INNER;
+		p->n_ip = 2;
+		if (!off_agrees(pkt->inner_l4_off, p->ip[1].end))
+			return VOFF_E_GSO_HDR;
+	} else if (!off_agrees(pkt->l4_off, p->ip[0].end)) {
+		return VOFF_E_GSO_HDR;
+	}
+	in = &p->ip[p->n_ip - 1];
+	if (proto != p->l4->proto)
+		return VOFF_E_GSO_PROTO;
+	if (base->ipver && base->ipver != (in->v6 ? 6 : 4))
+		return VOFF_E_GSO_PROTO;
+	p->l4_off = in->end;
+	return 0;
+}
+
+/*
+ * The header bytes every segment shares are summed once per call; per
+ * segment only the words that change are added (struct gso_plan).
+ */
+static void plan_sums(struct gso_plan *p)
+{
+	const struct gso_ip *in = &p->ip[p->n_ip - 1];
+	const uint8_t *l4 = p->data + p->l4_off;
+	uint32_t sum;
+
+	for (int k = 0; k < p->n_ip; k++) {
+		struct gso_ip *ip = &p->ip[k];
+		const uint8_t *h = p->data + ip->off;
+
+		if (ip->v6)
+			continue;
+		sum = voff_csum(h, ip->end - ip->off, 0);
+		sum = voff_csum_sub(sum, gso_word(h + 2));
+		sum = voff_csum_sub(sum, gso_word(h + 4));
+		ip->base = voff_csum_sub(sum, gso_word(h + 10));
+	}
+	p->pseudo_base = voff__gso_pseudo(in, p->data, p->l4->proto, 0);
+	sum = voff_csum(l4, p->hdr_len - p->l4_off, 0);
+	for (int k = 0; k < p->l4->n_var; k++)
+		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->var[k]));
+	p->l4_base = sum;
+}
+
+static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
+		     const struct voff_gso_opts *opts)
+{
+	const struct gso_base *base;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	if (!pkt)
+		return -EINVAL;
+	p->data = voff_pkt_data(pkt);
+	p->len = pkt->len;
+	p->type = pkt->gso_type;
+	p->mss = pkt->gso_size;
+	p->mode = opts ? opts->csum_mode : VOFF_GSO_CSUM_FULL;
+	p->frag_id = opts ? opts->ipv6_frag_id : 0;
+	if (p->mode > VOFF_GSO_CSUM_PARTIAL)
+		return -EINVAL;
+	base = find_base(p->type);
+	if (!base)
+		return VOFF_E_GSO_TYPE;
+	if (!p->mss || p->mss == 0xFFFF)
+		return VOFF_E_GSO_SIZE;
+	p->l4 = base->l4;
+	err = plan_headers(p, pkt, base);
+	if (err)
+		return err;
+	err = p->l4->check(p);
+	if (err)
+		return err;
+	if (p->hdr_len > VOFF_GSO_MAX_HDR)
+		return VOFF_E_GSO_HDR_LEN;
+	if (!off_agrees(pkt->payload_off, p->hdr_len))
+		return VOFF_E_GSO_HDR;
+	if (pkt->csum == VOFF_CSUM_PARTIAL &&
+	    (pkt->csum_start != p->l4_off ||
+	     pkt->csum_offset != p->l4->csum_offset))
+		return VOFF_E_GSO_CSUM;
+	p->id_step = 1;
+	p->unit = p->mss;
+	if (p->l4->ufo)
+		return voff__gso_ufo_plan(p);
+	plan_sums(p);
+	p->pay_len = p->len - p->hdr_len;
+	p->nseg = p->pay_len ? (p->pay_len + p->mss - 1) / p->mss : 1;
+	if (p->nseg > 0xFFFF)
+		return VOFF_E_GSO_SEGS;
+	/* The largest segment's IP length must fit its 16-bit field. */
+	if (p->hdr_len - p->ip[0].off +
+	    (p->pay_len < p->mss ? p->pay_len : p->mss) > 0xFFFF)
+		return VOFF_E_GSO_SIZE;
+	return 0;
+}
+
+/* ---- per-segment fixes -------------------------------------------------- */
+
+void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
+		      uint8_t *hdr, uint32_t l3_len, uint32_t id_add)
+{
+	uint8_t *h = hdr + ip->off;
+	uint16_t c;
+
+	(void)p;
+	if (ip->v6) {
+		gso_put16(h + 4, l3_len - 40);
+		return;
+	}
+	gso_put16(h + 2, l3_len);
+	if (!ip->fixed_id)
+		gso_put16(h + 4, gso_get16(h + 4) + id_add);
+	c = voff_csum_fold(voff_csum_add(voff_csum_add(ip->base,
+						       gso_word(h + 2)),
+					 gso_word(h + 4)));
+	gso_put_csum(h + 10, c);
+}
+
+uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
+			  uint8_t proto, uint32_t l4_len)
+{
+	const uint8_t *h = hdr + ip->off;
+
+	if (ip->v6)
+		return voff_csum_pseudo_v6(h + 8, h + 24, proto, l4_len);
+	return voff_csum_pseudo_v4(h + 12, h + 16, proto, l4_len);
+}
+
+void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
+		       uint32_t pseudo, bool zero_ffff)
+{
+	uint8_t *l4 = s->hdr + p->l4_off;
+	uint8_t *field = l4 + p->l4->csum_offset;
+	uint32_t hl = p->hdr_len - p->l4_off, sum;
+	uint16_t c;
+
+	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
+		gso_put_csum(field, (uint16_t)~voff_csum_fold(pseudo));
+		return;
+	}
+	field[0] = 0;
+	field[1] = 0;
+	sum = voff_csum_add(p->l4_base, pseudo);
+	for (int k = 0; k < p->l4->n_var; k++)
+		sum = voff_csum_add(sum, gso_word(l4 + p->l4->var[k]));
+	sum = voff_csum_block_add(sum, s->paysum, hl);
+	c = voff_csum_fold(sum);
+	if (c == 0 && zero_ffff)
+		c = 0xFFFF;
+	gso_put_csum(field, c);
+}
+
+static void fix_segment(const struct gso_plan *p, const struct gso_seg *s)
+{
+	uint32_t l4_len = p->hdr_len - p->l4_off + s->plen;
+	uint32_t id_add = s->i * p->id_step;
+
+	p->l4->fix(p, s, voff_csum_add(p->pseudo_base,
+				       gso_be16_word(l4_len)));
+	for (int k = p->n_ip - 1; k >= 0; k--) {
+		if (k == 0 && p->tun)
+			voff__gso_tunnel_fix(p, s);
+		voff__gso_fix_ip(p, &p->ip[k], s->hdr,
+				 p->hdr_len - p->ip[k].off + s->plen, id_add);
+	}
+}
+
+static void seg_range(const struct gso_plan *p, uint32_t i, struct gso_seg *s)
+{
+	s->i = i;
+	s->off = i * p->unit;
+	s->plen = p->pay_len - s->off < p->unit ? p->pay_len - s->off
+						 : p->unit;
+}
+
+/* Largest output (headers + payload) and header block of the plan. */
+static void plan_info(const struct gso_plan *p, struct voff_gso_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->segs = p->nseg;
+	if (p->l4->ufo) {
+		uint32_t h0 = voff__gso_ufo_hdr_len(p, 0);
+		uint32_t h1 = voff__gso_ufo_hdr_len(p, 1);
+
+		info->hdr_len = (uint16_t)(h0 > h1 ? h0 : h1);
+		info->max_len = voff__gso_ufo_hdr_len(p, 1) +
+				(p->pay_len < p->unit ? p->pay_len : p->unit);
+		info->csum = VOFF_CSUM_NONE;
+		return;
+	}
+	info->hdr_len = p->hdr_len;
+	info->max_len = p->hdr_len + (p->pay_len < p->unit ? p->pay_len
+							     : p->unit);
+	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
+		info->csum = VOFF_CSUM_PARTIAL;
+		info->csum_start = p->l4_off;
+		info->csum_offset = p->l4->csum_offset;
+	}
+}
+
+/* ---- flat output -------------------------------------------------------- */
+
+static void set_meta(const struct gso_plan *p, struct voff_pkt *q,
+		     const struct voff_pkt *src, uint32_t i, uint32_t plen)
+{
+	voff_pkt_copy_meta(q, src);
+	q->gso_type = 0;
+	q->gso_size = 0;
+	q->gso_segs = 0;
+	q->csum = VOFF_CSUM_NONE;
+	q->csum_start = 0;
+	q->csum_offset = 0;
+	q->hdr_len = p->hdr_len;
+	if (p->pieces) {
+		q->gso_type = p->type;
+		q->gso_size = (uint16_t)p->mss;
+		q->gso_segs = (uint16_t)((plen + p->mss - 1) / p->mss);
+	}
+	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
+		q->csum = VOFF_CSUM_PARTIAL;
+		q->csum_start = p->l4_off;
+		q->csum_offset = p->l4->csum_offset;
+	}
+	if (p->l4->ufo && i > 0) {
+		q->l4_off = VOFF_OFF_NONE;
+		q->payload_off = VOFF_OFF_NONE;
+	}
+	if (p->l4->ufo)
+		q->hdr_len = voff__gso_ufo_hdr_len(p, i);
+}
+
+static void cut_one_flat(const struct gso_plan *p, struct voff_pkt *q,
+			 uint32_t i)
+{
+	uint8_t *d = voff_pkt_data(q);
+	struct gso_seg s = { .hdr = d };
+
+	seg_range(p, i, &s);
+	memcpy(d, p->data, p->hdr_len);
+	if (p->mode == VOFF_GSO_CSUM_FULL)
+		s.paysum = voff_csum_copy(d + p->hdr_len,
+					  p->data + p->hdr_len + s.off,
+					  s.plen, 0);
+	else
+		memcpy(d + p->hdr_len, p->data + p->hdr_len + s.off, s.plen);
+	voff_pkt_put(q, p->hdr_len + s.plen);
+	fix_segment(p, &s);
+}
+
+static void cut_ufo_flat(const struct gso_plan *p, struct voff_pkt *q,
+			 uint32_t i, uint16_t udp_check)
+{
+	uint8_t *d = voff_pkt_data(q);
+	uint32_t src_off, plen;
+	uint16_t h;
+
+	h = voff__gso_ufo_frag(p, i, d, udp_check, &src_off, &plen);
+	memcpy(d + h, p->data + src_off, plen);
+	voff_pkt_put(q, h + plen);
+}
+
+static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
+		    struct voff_pool *pool, struct voff_pkt **out,
+		    unsigned int cap)
+{
+	struct voff_gso_info info;
+	uint16_t udp_check = 0;
+	unsigned int got;
+
+	if (!pool || !out)
+		return -EINVAL;
+	plan_info(p, &info);
+	if (info.segs > cap)
+		return -ENOSPC;
+	if (info.max_len > voff_pool_data_room(pool))
+		return VOFF_E_TOO_BIG;
+	got = voff_pkt_alloc_bulk(pool, out, info.segs);
+	if (got < info.segs) {
+		voff_pkt_free_bulk(out, got);
+		memset(out, 0, sizeof(*out) * got);
+		return -ENOBUFS;
+	}
+	if (p->l4->ufo)
+		udp_check = voff__gso_ufo_udp_csum(p);
+	for (uint32_t i = 0; i < info.segs; i++) {
+		if (p->l4->ufo)
+			cut_ufo_flat(p, out[i], i, udp_check);
+		else
+			cut_one_flat(p, out[i], i);
+		set_meta(p, out[i], src, i, out[i]->len - p->hdr_len);
+	}
+	return (int)info.segs;
+}
+
+int voff_gso_count(const struct voff_pkt *pkt, const struct voff_gso_opts *opts,
+		   struct voff_gso_info *info)
+{
+	struct gso_plan p;
+	int err;
+
+	if (!info)
+		return -EINVAL;
+	err = plan_init(&p, pkt, opts);
+	if (err)
+		return err;
+	plan_info(&p, info);
+	return 0;
+}
+
+int voff_gso_segment(const struct voff_pkt *pkt,
+		     const struct voff_gso_opts *opts, struct voff_pool *pool,
+		     struct voff_pkt **out, unsigned int cap)
+{
+	struct gso_plan p;
+	int err;
+
+	err = plan_init(&p, pkt, opts);
+	if (err)
+		return err;
+	return cut_flat(&p, pkt, pool, out, cap);
+}
+
+int voff_gso_segment_batch(const struct voff_pkt *pkt,
+			   const struct voff_gso_opts *opts,
+			   struct voff_pool *pool, struct voff_batch *b)
+{
+	int n;
+
+	if (!b || b->n > VOFF_BATCH_MAX)
+		return -EINVAL;
+	n = voff_gso_segment(pkt, opts, pool, b->pkts + b->n,
+			     voff_batch_space(b));
+	if (n > 0)
+		b->n += (unsigned int)n;
+	return n;
+}
+
+/* ---- descriptor output -------------------------------------------------- */
+
+static uint32_t sg_one(const struct gso_plan *p, uint8_t *slot, uint32_t i,
+		       uint16_t udp_check, uint32_t *src_off, uint32_t *plen)
+{
+	struct gso_seg s = { .hdr = slot };
+
+	if (p->l4->ufo)
+		return voff__gso_ufo_frag(p, i, slot, udp_check, src_off, plen);
+	seg_range(p, i, &s);
+	memcpy(slot, p->data, p->hdr_len);
+	*src_off = p->hdr_len + s.off;
+	*plen = s.plen;
+	if (p->mode == VOFF_GSO_CSUM_FULL)
+		s.paysum = voff_csum(p->data + *src_off, s.plen, 0);
+	fix_segment(p, &s);
+	return p->hdr_len;
+}
+
+int voff_gso_segment_sg(const struct voff_pkt *pkt,
+			const struct voff_gso_opts *opts, uint8_t *slots,
+			size_t slot_size, struct voff_sg *segs,
+			unsigned int cap, struct voff_gso_info *info)
+{
+	struct voff_gso_info in;
+	struct gso_plan p;
+	uint16_t udp_check = 0;
+	int err;
+
+	if (!slots || !segs)
+		return -EINVAL;
+	err = plan_init(&p, pkt, opts);
+	if (err)
+		return err;
+	plan_info(&p, &in);
+	if (in.segs > cap || in.hdr_len > slot_size)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < in.segs; i++)
+		if (!segs[i].iov || segs[i].cap < 2)
+			return -ENOSPC;
+	if (p.l4->ufo)
+		udp_check = voff__gso_ufo_udp_csum(&p);
+	for (uint32_t i = 0; i < in.segs; i++) {
+		uint8_t *slot = slots + (size_t)i * slot_size;
+		uint32_t src_off, plen, h;
+
+		h = sg_one(&p, slot, i, udp_check, &src_off, &plen);
+		segs[i].n = 0;
+		segs[i].len = 0;
+		/* Two entries at most and cap >= 2: these cannot fail. */
+		(void)voff_sg_add(&segs[i], slot, h);
+		(void)voff_sg_add(&segs[i], p.data + src_off, plen);
+	}
+	if (info)
+		*info = in;
+	return (int)in.segs;
+}
+
+/* ---- resegmentation ----------------------------------------------------- */
+
+int voff_gso_resegment(const struct voff_pkt *pkt, uint32_t max_size,
+		       uint32_t max_segs, struct voff_pool *pool,
+		       struct voff_pkt **out, unsigned int cap)
+{
+	struct voff_gso_opts o = { .csum_mode = VOFF_GSO_CSUM_PARTIAL };
+	struct gso_plan p;
+	uint32_t k, room;
+	int err;
+
+	if (!max_segs)
+		return -EINVAL;
+	err = plan_init(&p, pkt, &o);
+	if (err)
+		return err;
+	if (p.l4->ufo)
+		return VOFF_E_GSO_TYPE;
+	if (p.nseg <= max_segs && p.len < max_size)
+		return 0;
+	if (max_size <= (uint32_t)p.hdr_len + 1)
+		return VOFF_E_GSO_LIMIT;
+	room = max_size - 1 - p.hdr_len;
+	if (room > 0xFFFFu - (p.hdr_len - p.ip[0].off))
+		room = 0xFFFFu - (p.hdr_len - p.ip[0].off);
+	k = room / p.mss;
+	if (k > max_segs)
+		k = max_segs;
+	if (!k)
+		return VOFF_E_GSO_LIMIT;
+	p.unit = k * p.mss;
+	p.id_step = k;
+	p.pieces = true;
+	p.nseg = (p.pay_len + p.unit - 1) / p.unit;
+	return cut_flat(&p, pkt, pool, out, cap);
+}

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netlink.c - interface limits over rtnetlink (libmnl), ethtool features
+ * over the ethtool ioctl, and the namespace switch the ports share
+ *
+ * A namespace is entered with setns() on the calling thread, a socket is
+ * opened, and the thread returns to where it was at once: a socket stays
+ * in the namespace it was created in, so the rest of the work needs no
+ * switch.  See netlink.h for the contracts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/ethtool.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+
+#include <voff/feat.h>
+#include <voff/netlink.h>
+
+#include "port_int.h"
+
+/* Newer than the system headers may be (6.3+). */
+#ifndef IFLA_GSO_IPV4_MAX_SIZE
+#define IFLA_GSO_IPV4_MAX_SIZE 63
+#endif
+#ifndef IFLA_GRO_IPV4_MAX_SIZE
+#define IFLA_GRO_IPV4_MAX_SIZE 64
+#endif
+
+/* Replies to single-link requests are small; dumps are not used. */
+#define NL_BUF 16384
+
+int voff__netns_enter(const char *name, int *saved)
+{
+	char path[128];
+	int fd, cur;
+
+	*saved = -1;
+	if (!name || !*name)
+		return 0;
+	if (strchr(name, '/') ||
+	    snprintf(path, sizeof(path), "/var/run/netns/%s", name) >=
+		    (int)sizeof(path))
+		return -EINVAL;
+	cur = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		close(cur);
+		return err;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		int err = -errno;
+
+		close(fd);
+		close(cur);
+		return err;
+	}
+	close(fd);
+	*saved = cur;
+	return 0;
+}
+
+void voff__netns_leave(int saved)
+{
+	if (saved < 0)
+		return;
+	/* Cannot fail for a namespace we were just in with CAP_SYS_ADMIN. */
+	(void)setns(saved, CLONE_NEWNET);
+	close(saved);
+}
+
+/* ---- rtnetlink ----------------------------------------------------------- */
+
+static int nl_open(const char *netns, struct mnl_socket **out)
+{
+	struct mnl_socket *nl;
+	int saved, err;
+
+	err = voff__netns_enter(netns, &saved);
+	if (err)
+		return err;
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	err = nl ? 0 : -errno;
+	voff__netns_leave(saved);
+	if (err)
+		return err;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		mnl_socket_close(nl);
+		return err;
+	}
+	*out = nl;
+	return 0;
+}
+
+struct link_req {
+	struct voff_limits *lim;
+	unsigned int ifindex;
+};
+
+static int link_attr(const struct nlattr *a, void *data)
+{
+	struct voff_limits *lim = data;
+	uint32_t *dst = NULL;
+
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_MTU:
+		dst = &lim->mtu;
+		break;
+	case IFLA_GSO_MAX_SIZE:
+		dst = &lim->gso_max_size;
+		break;
+	case IFLA_GSO_MAX_SEGS:
+		dst = &lim->gso_max_segs;
+		break;
+	case IFLA_TSO_MAX_SIZE:
+		dst = &lim->tso_max_size;
+		break;
+	case IFLA_TSO_MAX_SEGS:
+		dst = &lim->tso_max_segs;
+		break;
+	case IFLA_GRO_MAX_SIZE:
+		dst = &lim->gro_max_size;
+		break;
+	case IFLA_GSO_IPV4_MAX_SIZE:
+		dst = &lim->gso_ipv4_max_size;
+		break;
+	case IFLA_GRO_IPV4_MAX_SIZE:
+		dst = &lim->gro_ipv4_max_size;
+		break;
+	default:
+		return MNL_CB_OK;
+	}
+	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return MNL_CB_ERROR;
+	*dst = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_req *req = data;
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	req->ifindex = (unsigned int)ifi->ifi_index;
+	return mnl_attr_parse(nlh, sizeof(*ifi), link_attr, req->lim);
+}
+
+/* Send @nlh and run the replies through @cb until the ack or the dump end. */
+static int nl_talk(struct mnl_socket *nl, struct nlmsghdr *nlh,
+		   mnl_cb_t cb, void *data)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	unsigned int portid = mnl_socket_get_portid(nl);
+	unsigned int seq = nlh->nlmsg_seq;
+	int ret;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		ssize_t n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+
+		if (n < 0)
+			return -errno;
+		ret = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
+	} while (ret > 0);
+	return ret < 0 ? -errno : 0;
+}
+
+static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags,
+				 const char *ifname)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = (unsigned int)time(NULL);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
+	return nlh;
+}
+
+static int name_ok(const char *ifname)
+{
+	return ifname && *ifname && strlen(ifname) < IFNAMSIZ ? 0 : -EINVAL;
+}
+
+int voff_netlink_get_limits(const char *netns, const char *ifname,
+			    unsigned int *ifindex,
+			    struct voff_limits *out)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct voff_limits lim = { 0 };
+	struct link_req req = { .lim = &lim };
+	struct mnl_socket *nl;
+	int err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = nl_open(netns, &nl);
+	if (err)
+		return err;
+	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
+		      link_cb, &req);
+	mnl_socket_close(nl);
+	if (err)
+		return err;
+	if (!req.ifindex)
+		return -ENODEV;
+	if (ifindex)
+		*ifindex = req.ifindex;
+	*out = lim;
+	return 0;
+}
+
+int voff_netlink_set_limits(const char *netns, const char *ifname,
+			    const struct voff_limits *lim)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	int err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = nl_open(netns, &nl);
+	if (err)
+		return err;
+	nlh = link_msg(buf, RTM_NEWLINK, NLM_F_ACK, ifname);
+	if (lim->mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, lim->mtu);
+	if (lim->gso_max_size)
+		mnl_attr_put_u32(nlh, IFLA_GSO_MAX_SIZE, lim->gso_max_size);
+	if (lim->gso_max_segs)
+		mnl_attr_put_u32(nlh, IFLA_GSO_MAX_SEGS, lim->gso_max_segs);
+	if (lim->gro_max_size)
+		mnl_attr_put_u32(nlh, IFLA_GRO_MAX_SIZE, lim->gro_max_size);
+	if (lim->gso_ipv4_max_size)
+		mnl_attr_put_u32(nlh, IFLA_GSO_IPV4_MAX_SIZE,
+				 lim->gso_ipv4_max_size);
+	if (lim->gro_ipv4_max_size)
+		mnl_attr_put_u32(nlh, IFLA_GRO_IPV4_MAX_SIZE,
+				 lim->gro_ipv4_max_size);
+	err = nl_talk(nl, nlh, NULL, NULL);
+	mnl_socket_close(nl);
+	return err;
+}
+
+int voff_netlink_set_up(const char *netns, const char *ifname, bool up)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	int err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = nl_open(netns, &nl);
+	if (err)
+		return err;
+	nlh = link_msg(buf, RTM_NEWLINK, NLM_F_ACK, ifname);
+	ifi = mnl_nlmsg_get_payload(nlh);
+	ifi->ifi_change = IFF_UP;
+	ifi->ifi_flags = up ? IFF_UP : 0;
+	err = nl_talk(nl, nlh, NULL, NULL);
+	mnl_socket_close(nl);
+	return err;
+}
+
+/* ---- ethtool features ---------------------------------------------------- */
+
+static int eth_ioctl(int fd, const char *ifname, void *cmd)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = cmd;
+	return ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
+}
+
+/* Feature names and states: the three ethtool calls `ethtool -k` makes. */
+static int features_read(int fd, const char *ifname,
+			 struct ethtool_gstrings **names,
+			 struct ethtool_gfeatures **feats)
+{
+	/* The reply's one length follows the header, in its flexible array. */
+	uint64_t raw[sizeof(struct ethtool_sset_info) / 8 + 2] = { 0 };
+	struct ethtool_sset_info *info = (struct ethtool_sset_info *)raw;
+	uint32_t n, blocks;
+	int err;
+
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ull << ETH_SS_FEATURES;
+	err = eth_ioctl(fd, ifname, info);
+	if (err)
+		return err;
+	n = info->sset_mask ? info->data[0] : 0;
+	blocks = (n + 31) / 32;
+	*names = calloc(1, sizeof(**names) + (size_t)n * ETH_GSTRING_LEN);
+	*feats = calloc(1, sizeof(**feats) +
+				   blocks * sizeof((*feats)->features[0]));
+	if (!*names || !*feats) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	(*names)->cmd = ETHTOOL_GSTRINGS;
+	(*names)->string_set = ETH_SS_FEATURES;
+	(*names)->len = n;
+	(*feats)->cmd = ETHTOOL_GFEATURES;
+	(*feats)->size = blocks;
+	err = eth_ioctl(fd, ifname, *names);
+	if (!err)
+		err = eth_ioctl(fd, ifname, *feats);
+	if (!err)
+		return 0;
+err_free:
+	free(*names);
+	free(*feats);
+	return err;
+}
+
+int voff_netlink_features(const char *netns, const char *ifname,
+			  int (*cb)(const char *name, bool active,
+				    bool changeable, void *arg),
+			  void *arg)
+{
+	struct ethtool_gstrings *names;
+	struct ethtool_gfeatures *feats;
+	int saved, fd, err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = voff__netns_enter(netns, &saved);
+	if (err)
+		return err;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	err = fd < 0 ? -errno : 0;
+	voff__netns_leave(saved);
+	if (err)
+		return err;
+	err = features_read(fd, ifname, &names, &feats);
+	close(fd);
+	if (err)
+		return err == -EOPNOTSUPP ? -ENODEV : err;
+	for (uint32_t i = 0; i < names->len && !err; i++) {
+		char name[ETH_GSTRING_LEN + 1];
+		uint32_t bit = 1u << (i % 32);
+		const struct ethtool_get_features_block *blk =
+			&feats->features[i / 32];
+
+		memcpy(name, names->data + (size_t)i * ETH_GSTRING_LEN,
+		       ETH_GSTRING_LEN);
+		name[ETH_GSTRING_LEN] = '\0';
+		if (!name[0])
+			continue;
+		err = cb(name, blk->active & bit,
+			 (blk->available & bit) && !(blk->never_changed & bit),
+			 arg);
+	}
+	free(names);
+	free(feats);
+	return err;
+}
+
+struct feat_find {
+	const char *name;
+	int active;
+};
+
+static int find_cb(const char *name, bool active, bool changeable, void *arg)
+{
+	struct feat_find *f = arg;
+
+	(void)changeable;
+	if (strcmp(name, f->name))
+		return 0;
+	f->active = active;
+	return 1;
+}
+
+int voff_netlink_feature(const char *netns, const char *ifname,
+			 const char *feature)
+{
+	struct feat_find f = { .name = feature, .active = -ENOENT };
+	int err;
+
+	if (!feature)
+		return -EINVAL;
+	err = voff_netlink_features(netns, ifname, find_cb, &f);
+	if (err < 0)
+		return err;
+	return f.active;
+}
+
+static int active_cb(const char *name, bool active, bool changeable,
+		     void *arg)
+{
+	uint64_t *set = arg, bits;
+
+	(void)changeable;
+	if (active && !voff_feat_lookup(name, &bits))
+		*set |= bits;
+	return 0;
+}
+
+int voff_netlink_feat_active(const char *netns, const char *ifname,
+			     uint64_t *out)
+{
+	uint64_t set = 0;
+	int err = voff_netlink_features(netns, ifname, active_cb, &set);
+
+	if (err)
+		return err;
+	*out = set;
+	return 0;
+}

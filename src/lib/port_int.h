@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port_int.h - private side of the ports: the backend ops table, the port
+ * structure every backend shares, and the single call sites for the
+ * virtio_net_hdr codec and for the offload <-> TUN flag mapping
+ *
+ * port.c is the front end (counters, transmit contract, validation); one
+ * file per backend (port_mem.c, port_pcap.c, port_tap.c, port_packet.c)
+ * fills a struct voff_port_ops; netlink.c reads and sets device limits and
+ * enters network namespaces for them.
+ */
+#ifndef VOFF_PORT_INT_H
+#define VOFF_PORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <voff/err.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+#include <voff/vnet.h>
+
+/*
+ * Drop counters are indexed by error code: slots 1 .. PORT_ERRNO_SLOTS-1
+ * hold -errno values, the slots after them VOFF_E_* codes in map order, and
+ * slot 0 anything else.
+ */
+#define PORT_ERRNO_SLOTS 134
+#define PORT_DROP_SLOTS (PORT_ERRNO_SLOTS + (VOFF__E_LAST - VOFF_E_BASE))
+
+struct voff_port;
+
+/**
+ * struct voff_port_ops - one backend
+ * @kind:	enum voff_port_kind it implements
+ * @open:	set up @port from @cfg: fill info.*, fd, vnet; 0 or -errno;
+ *		on failure release everything it took (close is not called)
+ * @close:	release everything open took
+ * @rx:		append up to voff_batch_space(@b) frames from @pool, each
+ *		passed through voff__port_rx_accept() (which may drop it)
+ *		with its virtio_net_hdr still in front when the port has
+ *		one; return frames appended, or -errno when the port failed
+ * @tx:		send @n frames (headers already pushed), in order, set
+ *		@res[i] to 0 for each frame sent and to the negative reason
+ *		for each one dropped (@res comes zeroed); return 0, or -errno
+ *		when the port failed (frames without a result then count as
+ *		dropped for that reason).  Frees nothing: the front end frees
+ *		dropped frames, and sent ones unless @keeps_sent
+ * @refresh:	read the device's limits again (NULL: nothing to read)
+ * @keeps_sent:	the backend keeps the packets it sent (memory rings)
+ */
+struct voff_port_ops {
+	enum voff_port_kind kind;
+	int (*open)(struct voff_port *port, const struct voff_port_cfg *cfg);
+	void (*close)(struct voff_port *port);
+	int (*rx)(struct voff_port *port, struct voff_pool *pool,
+		  struct voff_batch *b);
+	int (*tx)(struct voff_port *port, struct voff_pkt **pkts,
+		  unsigned int n, int *res);
+	int (*refresh)(struct voff_port *port);
+	bool keeps_sent;
+};
+
+/*
+ * Offloads a virtio_net_hdr of @hdr_len bytes can carry: the UDP tunnel
+ * types need the 24-byte header with its tunnel offsets.
+ */
+#define PORT_TNL_OFF (VOFF_PORT_OFF_UDP_TNL | VOFF_PORT_OFF_UDP_TNL_CSUM)
+
+static inline unsigned int port_codec_off(unsigned int hdr_len)
+{
+	if (!hdr_len)
+		return 0;
+	return hdr_len >= 24 ? VOFF_PORT_OFF_ALL :
+			       VOFF_PORT_OFF_ALL & ~PORT_TNL_OFF;
+}
+
+/**
+ * struct voff_port - state every backend shares
+ * @ops:	the backend
+ * @info:	what was negotiated (reported by voff_port_info())
+ * @stats:	packet and byte counters
+ * @drops:	drop counters per direction, indexed by port_drop_slot()
+ * @fd:		descriptor to poll, -1 when none
+ * @netns:	namespace the device or socket lives in ("" = the caller's)
+ * @created:	TAP/TUN: voff created the device (it vanishes on close)
+ * @vnet_rx:	how headers read from the port look (decode)
+ * @vnet_tx:	how headers written to the port look (encode)
+ * @priv:	backend state (allocated by open, freed by close)
+ */
+struct voff_port {
+	const struct voff_port_ops *ops;
+	struct voff_port_info info;
+	struct voff_port_stats stats;
+	uint64_t drops[2][PORT_DROP_SLOTS];
+	int fd;
+	char netns[64];
+	bool created;
+	struct voff_vnet_cfg vnet_rx;
+	struct voff_vnet_cfg vnet_tx;
+	void *priv;
+};
+
+extern const struct voff_port_ops voff__port_mem_ops;
+extern const struct voff_port_ops voff__port_pcap_ops;
+extern const struct voff_port_ops voff__port_tap_ops;
+extern const struct voff_port_ops voff__port_tun_ops;
+extern const struct voff_port_ops voff__port_packet_ops;
+
+/** voff__port_count_drop() - count one dropped frame in @dir for @err */
+void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,
+			   int err);
+
+/**
+ * voff__port_rx_accept() - validate one received frame and append it
+ * @port:	the port
+ * @pkt:	the frame as read (virtio_net_hdr in front when the port has
+ *		one)
+ * @b:		the caller's batch
+ * @tpid:	0, or the TPID of a VLAN tag the kernel took off the frame
+ *		(AF_PACKET auxdata), put back after the Ethernet addresses
+ * @tci:	that tag's TCI
+ *
+ * Decodes and strips the header (a refused frame is counted and freed),
+ * puts a stripped VLAN tag back, counts the frame and appends it to @b.
+ *
+ * Return: 0 when appended, the negative reason when dropped.
+ * Ownership: consumes @pkt.
+ */
+int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
+			 struct voff_batch *b, uint16_t tpid, uint16_t tci);
+
+/* ---- virtio_net_hdr: the port layer's only two call sites --------------
+ *
+ * Both go through the shared codec and validator of vnet.h, configured per
+ * port by voff__port_vnet_init().
+ */
+
+/**
+ * voff__port_vnet_init() - set the codec configuration from port->info,
+ * and info.features (the device's ethtool features, or the model's)
+ */
+void voff__port_vnet_init(struct voff_port *port);
+
+/**
+ * voff__port_vnet_pull() - decode and strip the header in front of @pkt
+ * Return: 0, or the negative reason the frame is refused (@pkt unchanged).
+ */
+int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt);
+
+/**
+ * voff__port_vnet_push() - prepend the header for @pkt's metadata
+ * Return: 0, or the negative reason no valid header exists for it (@pkt
+ * unchanged).
+ */
+int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt);
+
+/* ---- offloads <-> TUNSETOFFLOAD: the only mapping call sites ------------- */
+
+/** voff__port_off_to_tun() - TUN_F_* flags for a VOFF_PORT_OFF_* set */
+unsigned int voff__port_off_to_tun(unsigned int off);
+
+/** voff__port_off_from_tun() - VOFF_PORT_OFF_* set for TUN_F_* flags */
+unsigned int voff__port_off_from_tun(unsigned int tun);
+
+/**
+ * voff__port_off_probe() - the largest subset of @want that @try accepts
+ * @want:	VOFF_PORT_OFF_* bits wanted
+ * @try:	returns 0 when a set is accepted, -EINVAL when it is refused,
+ *		another negative errno to give up
+ * @ctx:	passed to @try
+ * @got:	receives the accepted subset (0 on failure)
+ *
+ * Tries @want, then its subsets from the largest down (one feature fewer
+ * at a time), keeping at equal size the lower, more basic bits (CSUM and
+ * TSO4 before USO6).  Nine bits make at most 512 tries.
+ *
+ * Return: 0, or the first error other than -EINVAL from @try.
+ */
+int voff__port_off_probe(unsigned int want,
+			 int (*try)(unsigned int off, void *ctx), void *ctx,
+			 unsigned int *got);
+
+/**
+ * voff__port_off_fix() - apply the kernel's pairing rules to a wanted set
+ *
+ * As the kernel's TUNSETOFFLOAD, modelled by voff_feat_from_tun() (feat.h):
+ * nothing without CSUM; TSO_ECN needs TSO4 or TSO6; USO4 and USO6 only
+ * come together; a UDP tunnel needs an inner type, its CSUM the tunnel.
+ *
+ * Return: the largest subset of @off that obeys them.
+ */
+unsigned int voff__port_off_fix(unsigned int off);
+
+/**
+ * voff__port_off_needed() - offloads a packet needs to cross a port
+ * Return: VOFF_PORT_OFF_* bits; for USO over an unknown IP version both
+ * USO bits.
+ */
+unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3);
+
+/* ---- network namespaces (netlink.c) -------------------------------------- */
+
+/**
+ * voff__netns_enter() - switch the calling thread into a named namespace
+ * @name:	name under /var/run/netns, or NULL/"" (then nothing happens)
+ * @saved:	receives a descriptor of the current namespace (-1 when
+ *		nothing was switched); pass it to voff__netns_leave()
+ *
+ * Return: 0 or a negative errno (still in the original namespace).
+ */
+int voff__netns_enter(const char *name, int *saved);
+
+/** voff__netns_leave() - switch back to @saved and close it; -1 is a no-op */
+void voff__netns_leave(int saved);
+
+#endif /* VOFF_PORT_INT_H */

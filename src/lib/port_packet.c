@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port_packet.c - the AF_PACKET port: a raw packet socket bound to one
+ * existing interface, with PACKET_VNET_HDR so super-frames cross whole,
+ * batched with recvmmsg()/sendmmsg()
+ *
+ * Receive: GRO'd super-frames (and super-frames a veth peer passes on) come
+ * with a virtio_net_hdr describing them; the kernel cannot be asked for
+ * less, so the port's rx offloads are everything the header can say and
+ * the caller segments what it cannot take (gso.h).  A frame the kernel
+ * cannot describe (a GSO type virtio has no name for) fails its recvmsg
+ * with EINVAL and is gone: it is counted as dropped under "einval".  VLAN
+ * tags the kernel moved into metadata come back through PACKET_AUXDATA and
+ * are put back into the frame.
+ *
+ * Send: the kernel validates the header as for a TUN write and segments a
+ * super-packet in software at egress when the device lacks the offload, so
+ * any valid header may be written.  PACKET_IGNORE_OUTGOING keeps the
+ * socket from receiving its own transmissions (and every other frame the
+ * host sends out of the interface; VOFF_PORT_F_OWN_TX turns it off).
+ *
+ * No TPACKET_V3 ring: it copies every frame into the ring as recvmmsg
+ * copies it into the pool, and its blocks would have to hold 64 KiB
+ * super-frames; recvmmsg already reads a batch per system call.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+#include <voff/netlink.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+
+#include "port_int.h"
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23
+#endif
+#ifndef PACKET_VNET_HDR_SZ
+#define PACKET_VNET_HDR_SZ 24	/* 6.2+: header size 0, 10 or 12 */
+#endif
+
+/* What may come from, and go to, the socket: all the codec can carry. */
+#define PACKET_OFF                                                           \
+	(VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6 |      \
+	 VOFF_PORT_OFF_TSO_ECN | VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6)
+
+/* Socket buffers large enough for a burst of 64 KiB super-frames. */
+#define PACKET_SOCKBUF (8 << 20)
+
+#define AUX_SPACE CMSG_SPACE(sizeof(struct tpacket_auxdata))
+
+struct packet_priv {
+	struct mmsghdr msg[VOFF_BATCH_MAX];
+	struct iovec iov[VOFF_BATCH_MAX];
+	struct voff_pkt *pkt[VOFF_BATCH_MAX];
+	/* Control buffers, cmsghdr-aligned (size_t is what it holds). */
+	size_t ctrl[VOFF_BATCH_MAX][(AUX_SPACE + sizeof(size_t) - 1) /
+				    sizeof(size_t)];
+};
+
+static int sockopt(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val)) ? -errno : 0;
+}
+
+/* Make the socket inside the port's namespace and bind it there. */
+static int packet_socket(struct voff_port *port, const char *ifname)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL) };
+	int saved, fd, err;
+
+	err = voff__netns_enter(port->netns, &saved);
+	if (err)
+		return err;
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	err = !sll.sll_ifindex ? -ENODEV : fd < 0 ? -errno : 0;
+	voff__netns_leave(saved);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	port->fd = fd;
+	port->info.ifindex = (unsigned int)sll.sll_ifindex;
+	return 0;
+}
+
+static int packet_setup(struct voff_port *port,
+			const struct voff_port_cfg *cfg)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL) };
+	int fd = port->fd, err = 0;
+
+	if (port->info.vnet_hdr_len == 10)
+		err = sockopt(fd, SOL_PACKET, PACKET_VNET_HDR, 1);
+	else if (port->info.vnet_hdr_len)
+		err = sockopt(fd, SOL_PACKET, PACKET_VNET_HDR_SZ,
+			      (int)port->info.vnet_hdr_len);
+	if (!err && !(cfg->flags & VOFF_PORT_F_OWN_TX))
+		err = sockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1);
+	if (!err)
+		err = sockopt(fd, SOL_PACKET, PACKET_AUXDATA, 1);
+	if (err)
+		return err;
+	/* Forcing needs CAP_NET_ADMIN; without it keep what the kernel caps. */
+	if (sockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, PACKET_SOCKBUF))
+		(void)sockopt(fd, SOL_SOCKET, SO_RCVBUF, PACKET_SOCKBUF);
+	if (sockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, PACKET_SOCKBUF))
+		(void)sockopt(fd, SOL_SOCKET, SO_SNDBUF, PACKET_SOCKBUF);
+	sll.sll_ifindex = (int)port->info.ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		return -errno;
+	return voff_netlink_get_limits(port->netns, port->info.name, NULL,
+				       &port->info.limits);
+}
+
+static int packet_open(struct voff_port *port,
+		       const struct voff_port_cfg *cfg)
+{
+	struct voff_port_info *in = &port->info;
+	int err;
+
+	if (!cfg->name || !*cfg->name || strlen(cfg->name) >= IFNAMSIZ ||
+	    cfg->vnet_hdr_len > 12)
+		return -EINVAL;	/* PACKET_VNET_HDR_SZ takes 0, 10 or 12 */
+	snprintf(in->name, sizeof(in->name), "%s", cfg->name);
+	if (!(cfg->flags & VOFF_PORT_F_NO_VNET)) {
+		in->vnet_hdr_len = cfg->vnet_hdr_len ? cfg->vnet_hdr_len : 10;
+		in->rx_off = PACKET_OFF;
+		in->tx_off = PACKET_OFF;
+	}
+	in->refused = in->want & ~in->rx_off;
+	in->tx_max_len = 65535 + 18;
+	port->priv = calloc(1, sizeof(struct packet_priv));
+	if (!port->priv)
+		return -ENOMEM;
+	err = packet_socket(port, cfg->name);
+	if (!err) {
+		err = packet_setup(port, cfg);
+		if (err)
+			close(port->fd);
+	}
+	if (err) {
+		free(port->priv);
+		port->fd = -1;
+	}
+	return err;
+}
+
+static void packet_close(struct voff_port *port)
+{
+	if (port->fd >= 0)
+		close(port->fd);
+	port->fd = -1;
+	free(port->priv);
+}
+
+static int packet_refresh(struct voff_port *port)
+{
+	return voff_netlink_get_limits(port->netns, port->info.name, NULL,
+				       &port->info.limits);
+}
+
+/* The VLAN tag the kernel took off a received frame, from its auxdata. */
+static void aux_vlan(struct msghdr *mh, uint16_t *tpid, uint16_t *tci)
+{
+	*tpid = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c;
+	     c = CMSG_NXTHDR(mh, c)) {
+		struct tpacket_auxdata aux;
+
+		if (c->cmsg_level != SOL_PACKET ||
+		    c->cmsg_type != PACKET_AUXDATA ||
+		    c->cmsg_len < CMSG_LEN(sizeof(aux)))
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
+			return;
+		*tci = (uint16_t)aux.tp_vlan_tci;
+		*tpid = (aux.tp_status & TP_STATUS_VLAN_TPID_VALID) ?
+				(uint16_t)aux.tp_vlan_tpid :
+				ETH_P_8021Q;
+		return;
+	}
+}
+
+/* Give @k packets from @pool to the message array; return how many. */
+static unsigned int arm(struct voff_port *port, struct voff_pool *pool,
+			unsigned int k)
+{
+	struct packet_priv *pp = port->priv;
+	uint32_t hs = port->info.vnet_hdr_len;
+
+	k = voff_pkt_alloc_bulk(pool, pp->pkt, k);
+	for (unsigned int i = 0; i < k; i++) {
+		struct msghdr *mh = &pp->msg[i].msg_hdr;
+
+		pp->iov[i].iov_base = voff_pkt_push(pp->pkt[i], hs);
+		pp->iov[i].iov_len = hs + voff_pkt_tailroom(pp->pkt[i]);
+		memset(mh, 0, sizeof(*mh));
+		mh->msg_iov = &pp->iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_control = pp->ctrl[i];
+		mh->msg_controllen = sizeof(pp->ctrl[i]);
+	}
+	return k;
+}
+
+static int packet_rx(struct voff_port *port, struct voff_pool *pool,
+		     struct voff_batch *b)
+{
+	struct packet_priv *pp = port->priv;
+	uint32_t hs = port->info.vnet_hdr_len;
+	unsigned int got = 0;
+
+	while (voff_batch_space(b)) {
+		unsigned int k = arm(port, pool, voff_batch_space(b));
+		int r;
+
+		if (!k)
+			return got ? (int)got : -ENOBUFS;
+		r = recvmmsg(port->fd, pp->msg, k, MSG_DONTWAIT, NULL);
+		if (r < 0) {
+			int err = -errno;
+
+			voff_pkt_free_bulk(pp->pkt, k);
+			if (err == -EAGAIN)
+				break;
+			/* A frame the kernel could not describe is gone. */
+			if (err == -EINVAL) {
+				voff__port_count_drop(port, VOFF_PORT_RX, err);
+				continue;
+			}
+			if (err == -EINTR)
+				continue;
+			return got ? (int)got : err;
+		}
+		for (int i = 0; i < r; i++) {
+			struct voff_pkt *pkt = pp->pkt[i];
+			struct msghdr *mh = &pp->msg[i].msg_hdr;
+			uint32_t n = pp->msg[i].msg_len;
+			uint16_t tpid, tci = 0;
+
+			if (mh->msg_flags & MSG_TRUNC) {
+				voff__port_count_drop(port, VOFF_PORT_RX,
+						      VOFF_E_PORT_TRUNC);
+				voff_pkt_free(pkt);
+				continue;
+			}
+			if (n >= hs)
+				voff_pkt_put(pkt, n - hs);
+			else
+				voff_pkt_trim(pkt, n);
+			aux_vlan(mh, &tpid, &tci);
+			if (!voff__port_rx_accept(port, pkt, b, tpid, tci))
+				got++;
+		}
+		voff_pkt_free_bulk(pp->pkt + r, k - (unsigned int)r);
+		if ((unsigned int)r < k)
+			break;	/* the socket is empty */
+	}
+	return (int)got;
+}
+
+static int packet_tx(struct voff_port *port, struct voff_pkt **pkts,
+		     unsigned int n, int *res)
+{
+	struct packet_priv *pp = port->priv;
+	unsigned int i = 0;
+
+	for (unsigned int k = 0; k < n; k++) {
+		memset(&pp->msg[k], 0, sizeof(pp->msg[k]));
+		pp->iov[k].iov_base = voff_pkt_data(pkts[k]);
+		pp->iov[k].iov_len = pkts[k]->len;
+		pp->msg[k].msg_hdr.msg_iov = &pp->iov[k];
+		pp->msg[k].msg_hdr.msg_iovlen = 1;
+	}
+	while (i < n) {
+		int r = sendmmsg(port->fd, pp->msg + i, n - i, MSG_DONTWAIT);
+
+		if (r > 0) {
+			i += (unsigned int)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 || errno == EAGAIN || errno == ENOBUFS) {
+			while (i < n)
+				res[i++] = -EAGAIN;
+			break;
+		}
+		/* The frame at @i was refused; go on after it. */
+		res[i++] = -errno;
+	}
+	return 0;
+}
+
+const struct voff_port_ops voff__port_packet_ops = {
+	.kind = VOFF_PORT_PACKET,
+	.open = packet_open,
+	.close = packet_close,
+	.rx = packet_rx,
+	.tx = packet_tx,
+	.refresh = packet_refresh,
+};

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gso.c - `voff gso [options] IN OUT`: segment every frame of a capture
+ * whose payload exceeds the MSS, as an egress without TSO/USO would
+ *
+ * A thin loop over libvoff: voff_pcap_read() loads a frame,
+ * voff_pkt_parse() finds its headers, the frame becomes a super-packet of
+ * the matching type (TCP: TSO; UDP: USO, or UFO with --ufo; inside VXLAN,
+ * Geneve or GRE: the tunnel types, with the _CSUM variant when the outer
+ * UDP or GRE checksum is present) and voff_gso_segment() (or, with
+ * --max-size, voff_gso_resegment()) cuts it.  Frames that need no cutting
+ * are copied unchanged.  A frame libvoff refuses is copied unchanged too,
+ * reported on standard error, and makes the exit status 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <voff/voff.h>
+
+#include "cmd.h"
+
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+#define MTU 1500
+
+struct gso_run {
+	uint32_t mss;		/* 0: from each frame's headers */
+	uint32_t max_size;	/* 0: segment; else resegment to this */
+	uint32_t max_segs;
+	bool ufo;
+	struct voff_gso_opts opts;
+	struct voff_pool *pool;
+	struct voff_pkt **out;
+	unsigned int cap;
+	unsigned long frames, cut, segs, copied, failed;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: voff gso [--mss N] [--max-size N] [--max-segs N]\n"
+		"                [--csum full|partial] [--ufo] [--frag-id N]\n"
+		"                IN.pcap OUT.pcap\n"
+		"\n"
+		"Segment every frame of IN whose payload exceeds the MSS the\n"
+		"way Linux's software GSO does (TCP: TSO; UDP: USO, or IP\n"
+		"fragments with --ufo; VXLAN, Geneve and GRE tunnels too) and\n"
+		"write OUT; other frames are copied unchanged.\n"
+		"\n"
+		"  --mss N         payload bytes per segment (default: 1500\n"
+		"                  minus the frame's own L3 and L4 headers)\n"
+		"  --max-size N    instead of segmenting, split into smaller\n"
+		"                  super-packets shorter than N bytes (GSO\n"
+		"                  limits of an egress; partial checksums)\n"
+		"  --max-segs N    with --max-size: segments per piece\n"
+		"  --csum MODE     full (default): every checksum computed;\n"
+		"                  partial: L4 checksums left as the pseudo-\n"
+		"                  header seed an offloading egress completes\n"
+		"  --ufo           UDP as IP fragments (UFO) instead of USO\n"
+		"  --frag-id N     fragment ID for IPv6 UFO (default 0)\n"
+		"  -h, --help      show this help\n"
+		"\n"
+		"Exit status: 0 when every frame was handled, 1 when a frame\n"
+		"could not be segmented (copied unchanged) or a file failed,\n"
+		"2 on usage errors.\n");
+}
+
+static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 0);
+	if (errno || end == s || *end || n < lo || n > hi)
+		return false;
+	*v = (uint32_t)n;
+	return true;
+}
+
+/* The gso_type of the innermost L4 header, 0 when there is nothing to do. */
+static uint32_t base_type(uint8_t l3, uint8_t l4, bool ufo)
+{
+	if (l4 == 6)
+		return l3 == 6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
+	if (l4 == 17)
+		return ufo ? VOFF_GSO_UDP : VOFF_GSO_UDP_L4;
+	return 0;
+}
+
+/* Tunnel bits; the _CSUM variants when the outer checksum is present. */
+static uint32_t tunnel_type(const struct voff_pkt *pkt,
+			    const struct voff_parsed *p)
+{
+	const uint8_t *d = voff_pkt_data(pkt);
+
+	if (p->tunnel == VOFF_PROTO_GRE)
+		return (d[p->l4_off] & 0x80) ? VOFF_GSO_GRE | VOFF_GSO_GRE_CSUM
+					     : VOFF_GSO_GRE;
+	if (d[p->l4_off + 6] || d[p->l4_off + 7])
+		return VOFF_GSO_UDP_TUNNEL | VOFF_GSO_UDP_TUNNEL_CSUM;
+	return VOFF_GSO_UDP_TUNNEL;
+}
+
+/*
+ * Turn a parsed frame into a super-packet; return false when it needs no
+ * segmentation (not TCP/UDP, or its payload fits the MSS).
+ */
+static bool make_super(const struct gso_run *r, struct voff_pkt *pkt,
+		       const struct voff_parsed *p)
+{
+	uint32_t type, mss = r->mss, payload, hdr;
+
+	if (p->tunnel && p->inner_l3_off != VOFF_OFF_NONE) {
+		type = base_type(p->inner_l3_proto, p->inner_l4_proto, false);
+		if (type)
+			type |= tunnel_type(pkt, p);
+	} else {
+		type = base_type(p->l3_proto, p->l4_proto, r->ufo);
+	}
+	if (!type || p->payload_off > pkt->len)
+		return false;
+	hdr = p->payload_off - p->l3_off;
+	payload = pkt->len - p->payload_off;
+	if (type & VOFF_GSO_UDP) {
+		/* UFO cuts the IP payload, UDP header included. */
+		hdr = p->l4_off - p->l3_off;
+		payload = pkt->len - p->l4_off;
+		if (!mss && hdr < MTU)
+			mss = (MTU - hdr) & ~7u;
+	} else if (!mss && hdr < MTU) {
+		mss = MTU - hdr;
+	}
+	if (!mss || payload <= mss || mss > 0xFFFE)
+		return false;
+	pkt->gso_type = type;
+	pkt->gso_size = (uint16_t)mss;
+	return true;
+}
+
+static int write_all(struct voff_pcap *w, struct voff_pkt **pkts, int n)
+{
+	int err = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!err)
+			err = voff_pcap_write(w, pkts[i]);
+	voff_pkt_free_bulk(pkts, (unsigned int)n);
+	return err;
+}
+
+/* One frame: segment (or resegment) it, or copy it. */
+static int one_frame(struct gso_run *r, struct voff_pcap *w,
+		     struct voff_pkt *pkt, enum voff_parse_start start)
+{
+	struct voff_parsed p;
+	int n;
+
+	r->frames++;
+	if (voff_pkt_parse(pkt, start, &p) != 0 || !make_super(r, pkt, &p))
+		goto copy;
+	/* Ethernet padding after the IP packet is no payload. */
+	if (p.l3_end < pkt->len)
+		voff_pkt_trim(pkt, p.l3_end);
+	if (r->max_size)
+		n = voff_gso_resegment(pkt, r->max_size, r->max_segs, r->pool,
+				       r->out, r->cap);
+	else
+		n = voff_gso_segment(pkt, &r->opts, r->pool, r->out, r->cap);
+	if (n < 0) {
+		fprintf(stderr, "voff gso: frame %lu: %s (copied unchanged)\n",
+			r->frames, voff_strerror(n));
+		r->failed++;
+		goto copy;
+	}
+	if (n == 0)
+		goto copy;	/* already within the limits */
+	r->cut++;
+	r->segs += (unsigned long)n;
+	return write_all(w, r->out, n);
+copy:
+	r->copied++;
+	pkt->gso_type = 0;
+	pkt->gso_size = 0;
+	return voff_pcap_write(w, pkt);
+}
+
+static int run(struct gso_run *r, const char *in, const char *outp)
+{
+	struct voff_pcap *rd = NULL, *w = NULL;
+	struct voff_pool *in_pool = NULL;
+	struct voff_pkt *pkt = NULL;
+	char errbuf[256] = "";
+	int err, rc = EXIT_FAIL;
+
+	err = voff_pcap_open_read(&rd, in, errbuf, sizeof(errbuf));
+	if (err) {
+		fprintf(stderr, "voff gso: %s: %s %s\n", in, voff_strerror(err),
+			errbuf);
+		return EXIT_FAIL;
+	}
+	err = voff_pcap_open_write(&w, outp, voff_pcap_start(rd));
+	if (err) {
+		fprintf(stderr, "voff gso: %s: %s\n", outp, voff_strerror(err));
+		goto err_write;
+	}
+	if (voff_pool_new(&in_pool, 1, VOFF_PKT_SUPER_ROOM) ||
+	    voff_pkt_alloc(in_pool, &pkt)) {
+		fprintf(stderr, "voff gso: out of memory\n");
+		goto err_pool;
+	}
+	for (;;) {
+		err = voff_pcap_read(rd, pkt);
+		if (err == 0)
+			break;
+		if (err == VOFF_E_PCAP_SNAP || err == VOFF_E_TOO_BIG) {
+			fprintf(stderr, "voff gso: frame %lu: %s (skipped)\n",
+				r->frames + 1, voff_strerror(err));
+			r->frames++;
+			r->failed++;
+			continue;
+		}
+		if (err < 0) {
+			fprintf(stderr, "voff gso: %s: %s\n", in,
+				voff_strerror(err));
+			goto err_read;
+		}
+		if (one_frame(r, w, pkt, voff_pcap_start(rd))) {
+			fprintf(stderr, "voff gso: %s: write failed\n", outp);
+			goto err_read;
+		}
+	}
+	rc = r->failed ? EXIT_FAIL : 0;
+err_read:
+	voff_pkt_free(pkt);
+err_pool:
+	voff_pool_free(in_pool);
+	if (voff_pcap_close(w) && rc == 0)
+		rc = EXIT_FAIL;
+err_write:
+	voff_pcap_close(rd);
+	return rc;
+}
+
+static int parse_args(struct gso_run *r, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "mss", required_argument, NULL, 'm' },
+		{ "max-size", required_argument, NULL, 's' },
+		{ "max-segs", required_argument, NULL, 'n' },
+		{ "csum", required_argument, NULL, 'c' },
+		{ "ufo", no_argument, NULL, 'u' },
+		{ "frag-id", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		bool ok = true;
+
+		switch (c) {
+		case 'm':
+			ok = parse_u32(optarg, 1, 0xFFFE, &r->mss);
+			break;
+		case 's':
+			ok = parse_u32(optarg, 64, 0x7FFFFFFF, &r->max_size);
+			break;
+		case 'n':
+			ok = parse_u32(optarg, 1, 0xFFFF, &r->max_segs);
+			break;
+		case 'c':
+			if (!strcmp(optarg, "full"))
+				r->opts.csum_mode = VOFF_GSO_CSUM_FULL;
+			else if (!strcmp(optarg, "partial"))
+				r->opts.csum_mode = VOFF_GSO_CSUM_PARTIAL;
+			else
+				ok = false;
+			break;
+		case 'u':
+			r->ufo = true;
+			break;
+		case 'f':
+			ok = parse_u32(optarg, 0, 0xFFFFFFFF,
+				       &r->opts.ipv6_frag_id);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			ok = false;
+		}
+		if (!ok) {
+			if (c != '?')
+				fprintf(stderr, "voff gso: bad value '%s'\n",
+					optarg);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (argc - optind != 2) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+int gso_main(int argc, char **argv)
+{
+	struct gso_run r = { .max_segs = 0xFFFF };
+	uint32_t room;
+	int rc;
+
+	if (parse_args(&r, argc, argv))
+		return EXIT_USAGE;
+	/* Enough packets and room for the largest possible output. */
+	if (r.max_size) {
+		room = r.max_size + 64;
+		r.cap = 1024;
+	} else {
+		uint32_t mss = r.mss ? r.mss : MTU;
+
+		room = mss + VOFF_GSO_SLOT_SIZE + 64;
+		r.cap = 0xFFFF / mss + 2;
+	}
+	if (room > VOFF_PKT_SUPER_ROOM)
+		room = VOFF_PKT_SUPER_ROOM;
+	r.out = calloc(r.cap, sizeof(*r.out));
+	if (!r.out || voff_pool_new(&r.pool, r.cap, room)) {
+		fprintf(stderr, "voff gso: out of memory\n");
+		free(r.out);
+		return EXIT_FAIL;
+	}
+	rc = run(&r, argv[optind], argv[optind + 1]);
+	fprintf(stderr,
+		"voff gso: %lu frames: %lu segmented into %lu, %lu copied, "
+		"%lu failed\n",
+		r.frames, r.cut, r.segs, r.copied, r.failed);
+	voff_pool_free(r.pool);
+	free(r.out);
+	return rc;
+}

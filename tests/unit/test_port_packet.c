@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_port_packet.c - the AF_PACKET port on a veth pair (root; skipped
+ * otherwise), in namespaces private to each test:
+ *
+ *   ns A: 10.7.0.1  va <==== veth ====> vb  10.7.0.2 :ns B
+ *                   ^                    ^
+ *          port (plain, observer)   port (PACKET_VNET_HDR)
+ *
+ * A's TCP with TSO hands the veth 64 KiB super-frames: the port on vb gets
+ * them whole.  A super-packet the port sends on vb (whose TSO and checksum
+ * offload are off) is segmented by the kernel and arrives on va as correct
+ * MTU-sized segments carrying every payload byte.  A forwarder over two
+ * AF_PACKET ports passes a TCP transfer's super-frames whole.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <voff/csum.h>
+#include <voff/err.h>
+#include <voff/feat.h>
+#include <voff/netlink.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+
+#include "check.h"
+#include "frames.h"
+#include "port_int.h"
+#include "test_port_ns.h"
+
+static void veth_setup(void)
+{
+	ns_playground();
+	sh("ip -n %s link add va type veth peer name vb netns %s", ns_a,
+	   ns_b);
+	sh("ip -n %s addr add 10.7.0.1/24 dev va && ip -n %s link set va up",
+	   ns_a, ns_a);
+	sh("ip -n %s addr add 10.7.0.2/24 dev vb && ip -n %s link set vb up",
+	   ns_b, ns_b);
+}
+
+static unsigned int hdr_len;	/* 0: the default */
+
+static struct voff_port *open_packet(const char *ns, const char *dev,
+				     unsigned int flags)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET, .name = dev,
+				     .netns = ns, .flags = flags,
+				     .vnet_hdr_len = hdr_len };
+	struct voff_port *p;
+
+	CHECK_OK(voff_port_open(&p, &cfg));
+	return p;
+}
+
+static void observe_transfer(struct fwd *f, uint64_t n)
+{
+	CHECK_OK(voff_pool_new(&f->pool, 256, VOFF_PKT_SUPER_ROOM));
+	tcp_transfer(f, ns_a, ns_b, "10.7.0.2", n);
+	voff_port_close(f->p[0]);
+	CHECK_EQ(voff_pool_in_use(f->pool), 0);
+	voff_pool_free(f->pool);
+}
+
+static void t_super_frames_received_whole(void)
+{
+	struct voff_port_info in;
+	struct fwd f = { 0 };
+
+	veth_setup();
+	CHECK_EQ(voff_netlink_feature(ns_a, "va", "tx-tcp-segmentation"), 1);
+	f.p[0] = open_packet(ns_b, "vb", 0);
+	voff_port_info(f.p[0], &in);
+	CHECK(in.features & VOFF_F_TSO);	/* vb's own, read by ethtool */
+	CHECK_EQ(in.vnet_hdr_len, 10);
+	CHECK_GT(in.ifindex, 0);
+	CHECK_EQ(in.limits.mtu, 1500);
+	CHECK_GT(voff_port_fd(f.p[0]), 0);
+	observe_transfer(&f, 32ull << 20);
+	fprintf(stderr, "packet: %llu frames seen, %llu super, max %u B\n",
+		(unsigned long long)f.frames[0], (unsigned long long)f.gso[0],
+		f.max_len[0]);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+}
+
+static void t_super_frames_with_12_byte_header(void)
+{
+	struct voff_port_info in;
+	struct fwd f = { 0 };
+
+	veth_setup();
+	hdr_len = 12;
+	f.p[0] = open_packet(ns_b, "vb", 0);
+	voff_port_info(f.p[0], &in);
+	CHECK_EQ(in.vnet_hdr_len, 12);
+	observe_transfer(&f, 8ull << 20);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+}
+
+static void t_no_super_frames_without_sender_tso(void)
+{
+	struct fwd f = { 0 };
+
+	veth_setup();
+	sh("ip netns exec %s ethtool -K va tso off gso off >/dev/null", ns_a);
+	CHECK_EQ(voff_netlink_feature(ns_a, "va", "tx-tcp-segmentation"), 0);
+	f.p[0] = open_packet(ns_b, "vb", 0);
+	observe_transfer(&f, 4ull << 20);
+	CHECK_EQ(f.gso[0], 0);
+	CHECK_LE(f.max_len[0], 1514);
+}
+
+/* Payload bytes of one TCP/IPv4 frame from va, or -1 when not ours. */
+static long check_segment(const struct voff_pkt *pkt, uint8_t *out,
+			  size_t cap, size_t at)
+{
+	const uint8_t *d = voff_pkt_data(pkt);
+	uint32_t ip_len, tcp_len, hl;
+	uint32_t sum;
+
+	if (pkt->len < 54 || d[12] != 0x08 || d[13] != 0x00 || d[23] != 6 ||
+	    d[36] != 0 || d[37] != 2)
+		return -1;
+	CHECK(voff_csum_ipv4_hdr_ok(d + 14, 20));
+	ip_len = (uint32_t)(d[16] << 8 | d[17]);
+	CHECK_EQ(ip_len + 14, pkt->len);
+	CHECK_LE(pkt->len, 1514);
+	tcp_len = ip_len - 20;
+	hl = (uint32_t)(d[46] >> 4) * 4;
+	sum = voff_csum_pseudo_v4(d + 26, d + 30, 6, tcp_len);
+	sum = voff_csum(d + 34, tcp_len, sum);
+	CHECK_MSG(voff_csum_fold(sum) == 0, "bad TCP checksum at %zu", at);
+	CHECK_LE(at + tcp_len - hl, cap);
+	memcpy(out + at, d + 34 + hl, tcp_len - hl);
+	return (long)(tcp_len - hl);
+}
+
+static void t_super_packet_sent_is_segmented(void)
+{
+	enum { PAYLOAD = 14600, MSS = 1460 };
+	static uint8_t frame[PAYLOAD + 100], got[PAYLOAD + 2000];
+	struct voff_port *pb, *pa;
+	struct voff_pool *pool;
+	struct voff_pkt *pkt;
+	struct voff_batch b;
+	size_t len, at = 0;
+	unsigned int segs = 0;
+	uint16_t seed;
+	struct tf f;
+
+	veth_setup();
+	sh("ip netns exec %s ethtool -K vb tx off >/dev/null", ns_b);
+	pb = open_packet(ns_b, "vb", 0);
+	pa = open_packet(ns_a, "va", VOFF_PORT_F_NO_VNET);
+	CHECK_OK(voff_pool_new(&pool, 128, VOFF_PKT_SUPER_ROOM));
+
+	tf_init(&f, frame, sizeof(frame));
+	tf_eth(&f);
+	tf_ipv4(&f, &(struct tf_ip){ .df = true });
+	tf_tcp(&f, &(struct tf_l4){ .seq = 1000, .flags = TF_ACK | TF_PSH });
+	tf_payload(&f, PAYLOAD, 3);
+	len = tf_finish(&f);
+	CHECK_EQ(len, 54 + PAYLOAD);
+	/* A partial checksum holds the pseudo-header sum, not complemented. */
+	seed = (uint16_t)~voff_csum_fold(voff_csum_pseudo_v4(
+		frame + 26, frame + 30, 6, (uint32_t)len - 34));
+	memcpy(frame + 50, &seed, 2);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
+	pkt->csum = VOFF_CSUM_PARTIAL;
+	pkt->csum_start = 34;
+	pkt->csum_offset = 16;
+	pkt->gso_type = VOFF_GSO_TCPV4;
+	pkt->gso_size = MSS;
+	pkt->hdr_len = 54;
+	voff_batch_init(&b);
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(pb, &b), 1);
+
+	for (int tries = 0; tries < 200 && at < PAYLOAD; tries++) {
+		struct pollfd pfd = { .fd = voff_port_fd(pa),
+				      .events = POLLIN };
+
+		poll(&pfd, 1, 10);
+		voff_batch_init(&b);
+		CHECK_GE(voff_port_rx(pa, pool, &b), 0);
+		for (unsigned int i = 0; i < b.n; i++) {
+			long n = check_segment(b.pkts[i], got, sizeof(got), at);
+
+			if (n < 0)
+				continue;
+			CHECK_LE(n, MSS);
+			at += (size_t)n;
+			segs++;
+		}
+		voff_batch_free(&b);
+	}
+	CHECK_EQ(at, PAYLOAD);
+	CHECK_EQ(segs, PAYLOAD / MSS);
+	CHECK_MEM_EQ(got, frame + 54, PAYLOAD);
+	voff_port_close(pa);
+	voff_port_close(pb);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/*
+ * A forwarder over two AF_PACKET ports in the test's own namespace:
+ *
+ *   ns A: 10.6.0.1 va <=veth=> vb [voff] vc <=veth=> vd 10.6.0.2 :ns B
+ *
+ * A's super-frames arrive whole on vb, leave whole on vc, and B's TCP
+ * takes them: the whole datapath with no segmentation on the way.
+ */
+static void t_forwarder_passes_super_frames(void)
+{
+	struct voff_port_stats st;
+	struct timespec t0, t1;
+	struct fwd f = { 0 };
+
+	ns_playground();
+	sh("ip link add vb type veth peer name va netns %s", ns_a);
+	sh("ip link add vc type veth peer name vd netns %s", ns_b);
+	sh("ip link set vb up && ip link set vc up");
+	sh("ip -n %s addr add 10.6.0.1/24 dev va && ip -n %s link set va up",
+	   ns_a, ns_a);
+	sh("ip -n %s addr add 10.6.0.2/24 dev vd && ip -n %s link set vd up",
+	   ns_b, ns_b);
+	f.p[0] = open_packet(NULL, "vb", 0);
+	f.p[1] = open_packet(NULL, "vc", 0);
+	CHECK_OK(voff_pool_new(&f.pool, 256, VOFF_PKT_SUPER_ROOM));
+	ping_through(&f, ns_a, "10.6.0.2");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tcp_transfer(&f, ns_a, ns_b, "10.6.0.2", 64ull << 20);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "packet forwarder: %.2f Gbit/s, %llu frames A->B, "
+		"%llu super, max %u B\n",
+		(double)(64ull << 23) /
+			((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+			 (double)(t1.tv_nsec - t0.tv_nsec)),
+		(unsigned long long)f.frames[0],
+		(unsigned long long)f.gso[0], f.max_len[0]);
+	CHECK_GT(f.gso[0], 0);
+	CHECK_GT(f.max_len[0], 1514);
+	voff_port_stats(f.p[1], &st);
+	CHECK_EQ(st.tx_gso, f.gso[0]);
+	CHECK_EQ(st.tx_dropped, 0);
+	voff_port_close(f.p[0]);
+	voff_port_close(f.p[1]);
+	CHECK_EQ(voff_pool_in_use(f.pool), 0);
+	voff_pool_free(f.pool);
+}
+
+/*
+ * The receiving kernel moves an 802.1Q tag into metadata before packet
+ * sockets see the frame; the port puts it back from PACKET_AUXDATA.
+ */
+static void t_vlan_tag_put_back(void)
+{
+	static uint8_t frame[256];
+	struct voff_port *pa, *pb;
+	struct voff_pool *pool;
+	struct voff_pkt *pkt;
+	struct voff_batch b;
+	bool seen = false;
+	size_t len;
+	struct tf f;
+
+	veth_setup();
+	pa = open_packet(ns_a, "va", VOFF_PORT_F_NO_VNET);
+	pb = open_packet(ns_b, "vb", 0);
+	CHECK_OK(voff_pool_new(&pool, 128, VOFF_PKT_SUPER_ROOM));
+	tf_init(&f, frame, sizeof(frame));
+	tf_eth(&f);
+	tf_vlan(&f, TF_TPID_8021Q, 0x2064);
+	tf_ipv4(&f, &(struct tf_ip){ .df = true });
+	tf_udp(&f, &(struct tf_l4){ .sport = 7, .dport = 9 });
+	tf_payload(&f, 100, 5);
+	len = tf_finish(&f);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
+	voff_batch_init(&b);
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(pa, &b), 1);
+	for (int tries = 0; tries < 100 && !seen; tries++) {
+		struct pollfd pfd = { .fd = voff_port_fd(pb),
+				      .events = POLLIN };
+
+		poll(&pfd, 1, 10);
+		voff_batch_init(&b);
+		CHECK_GE(voff_port_rx(pb, pool, &b), 0);
+		for (unsigned int i = 0; i < b.n; i++) {
+			if (b.pkts[i]->len != len ||
+			    memcmp(voff_pkt_data(b.pkts[i]) + 18, frame + 18,
+				   len - 18))
+				continue;
+			CHECK_MEM_EQ(voff_pkt_data(b.pkts[i]), frame, len);
+			seen = true;
+		}
+		voff_batch_free(&b);
+	}
+	CHECK(seen);
+	voff_port_close(pa);
+	voff_port_close(pb);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+static void t_open_errors(void)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET,
+				     .name = "nope0" };
+	struct voff_port *p;
+
+	ns_playground();
+	CHECK_EQ(voff_port_open(&p, &cfg), -ENODEV);
+	cfg.name = NULL;
+	CHECK_EQ(voff_port_open(&p, &cfg), -EINVAL);
+	cfg.name = "lo";
+	cfg.vnet_hdr_len = 24;	/* PACKET_VNET_HDR_SZ takes 10 or 12 */
+	CHECK_EQ(voff_port_open(&p, &cfg), -EINVAL);
+	cfg.vnet_hdr_len = 0;
+	cfg.name = "lo";
+	cfg.netns = "voff-no-such-ns";
+	CHECK_EQ(voff_port_open(&p, &cfg), -ENOENT);
+}
+
+CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
+	   CHECK_TEST(t_super_frames_with_12_byte_header),
+	   CHECK_TEST(t_no_super_frames_without_sender_tso),
+	   CHECK_TEST(t_super_packet_sent_is_segmented),
+	   CHECK_TEST(t_forwarder_passes_super_frames),
+	   CHECK_TEST(t_vlan_tag_put_back),
+	   CHECK_TEST(t_open_errors))
