@@ -116,7 +116,7 @@ struct voff_gro {
 	uint32_t oldest;
 	uint32_t newest;
 	uint32_t last;		/* flow of the latest lookup, a cache */
-	struct gro_fast fast;	/* template of the flow in a run, see below */
+	struct gro_fast fast;	/* template of the flow in a run */
 	unsigned int nflows;
 	struct voff_pkt *q_head;
 	struct voff_pkt *q_tail;
@@ -953,9 +953,8 @@ static bool fast_fields(const struct voff_gro *g, const struct gro_flow *f,
 	uint32_t l3_len = len - fa->l3_off;
 
 	if (fa->ver == 4) {
-		uint16_t id = (uint16_t)(f->first_id +
-					 (f->idmode == GRO_ID_FIXED ? 0
-								    : f->count));
+		uint16_t step = f->idmode == GRO_ID_FIXED ? 0 : f->count;
+		uint16_t id = (uint16_t)(f->first_id + step);
 		uint64_t sum;
 
 		if (gro_get16(ip + 2) != l3_len || gro_get16(ip + 4) != id)

@@ -77,7 +77,7 @@ struct rt {
 	bool partial;		/* GSO in partial checksum mode */
 	bool trusted;		/* segments marked VALID (full mode) */
 	bool sg;		/* GRO in sg mode */
-	bool pop_sg;		/* sg mode: take the output as an iovec list */
+	bool pop_sg;		/* sg mode: take the output as iovecs */
 };
 
 static uint64_t rng = 0x5EED0F6A5C0FFEEull;
