@@ -6,7 +6,10 @@
  *
  * DOC: Theory of Operation
  *
- * Each frame goes through four steps:
+ * A frame that continues the run of the flow the previous frame merged
+ * into is first tried on the fast path (below: a masked compare with that
+ * frame's headers and four field checks); any other frame, and any frame
+ * the fast path declines, goes through four steps:
  *
  *  1. parse(): a single bounds-checked pass over Ethernet, up to four VLAN
  *     tags, IPv4 or IPv6 (hop-by-hop, routing and destination options
