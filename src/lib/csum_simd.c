@@ -57,6 +57,14 @@
  */
 #define SIMD_CHUNK ((size_t)1 << 30)
 
+/*
+ * The pointer whose alignment the fused copies' vector bodies follow: the
+ * source (aligned loads) or the destination (aligned stores).
+ */
+#ifndef COPY_ALIGN
+#define COPY_ALIGN(d, s) (s)
+#endif
+
 #ifdef CSUM_X86
 
 /* ---- common -------------------------------------------------------------- */
@@ -104,30 +112,22 @@ static inline uint32_t split_sum(const uint8_t *p, size_t len, uint32_t sum,
 							   0), off);
 }
 
-/* The same for the fused copy; the source decides the alignment. */
-static inline uint32_t split_copy(uint8_t *d, const uint8_t *s, size_t len,
-				  uint32_t sum, size_t vec, copy_body_fn body)
-{
-	size_t head = (size_t)(-(uintptr_t)s & 63), off, done;
-
-	if (len < 2 * 64)
-		head = 0;
-	if (head > len)
-		head = len;
-	sum = voff__csum_copy_portable(d, s, head, sum);
-	for (off = head; len - off >= vec; off += done) {
-		size_t n = len - off < SIMD_CHUNK ? len - off : SIMD_CHUNK;
-
-		sum = voff_csum_block_add(sum, body(d + off, s + off, n, &done),
-					  off);
-	}
-	if (off == len)
-		return sum;
-	return voff_csum_block_add(sum,
-				   voff__csum_copy_portable(d + off, s + off,
-							    len - off, 0),
-				   off);
-}
+/*
+ * Byte masks for the vector routines without masked loads: 64 zero bytes,
+ * 64 0xFF bytes, 64 zero bytes.  An unaligned load at 128 - k keeps the
+ * first k bytes of a vector (k <= 64); one at 64 - V + k keeps the last k
+ * of a V-byte vector.
+ */
+static const uint8_t keep_mask[192] __attribute__((aligned(64))) = {
+	[64] = 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
 
 /* ---- AVX-512 ------------------------------------------------------------- */
 
@@ -185,15 +185,53 @@ static uint32_t csum_avx512(const void *buf, size_t len, uint32_t sum)
 	return split_sum(buf, len, sum, 64, avx512_body);
 }
 
-__attribute__((target("avx512f")))
-static uint32_t avx512_copy_body(uint8_t *d, const uint8_t *s, size_t n,
-				 size_t *done)
+/* The low @n bits of a 64-bit mask set (@n <= 64). */
+static inline uint64_t low_bits(size_t n)
+{
+	return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
+/* Each 16-bit word of @v with its two bytes swapped. */
+__attribute__((target("avx512f,avx512bw")))
+static inline __m512i avx512_swap16(__m512i v)
+{
+	return _mm512_or_si512(_mm512_slli_epi16(v, 8), _mm512_srli_epi16(v, 8));
+}
+
+/*
+ * Copy and sum at most SIMD_CHUNK bytes.  The sum is kept in the frame of
+ * the first byte after the head, the bytes up to the alignment boundary
+ * COPY_ALIGN picks: the head is loaded with a byte mask, swapped into that
+ * frame when it is odd, and the whole is rotated back once at the end by
+ * voff_csum_block_add().  The tail is one masked load and store, so no
+ * byte outside [@s, @s + @len) is read and none outside [@d, @d + @len)
+ * written.
+ */
+__attribute__((target("avx512f,avx512bw")))
+static uint32_t avx512_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
+				  uint32_t sum)
 {
 	const __m512i lo = _mm512_set1_epi64(0xFFFFFFFF);
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = s;
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, v;
+	size_t head = 0;
+	__mmask64 m;
+	uint64_t t;
 
-	while (n >= 256) {
+	if (len >= 2 * 64)
+		head = (size_t)(-(uintptr_t)COPY_ALIGN(d, s) & 63);
+	if (head) {
+		m = low_bits(head);
+		v = _mm512_maskz_loadu_epi8(m, s);
+		_mm512_mask_storeu_epi8(d, m, v);
+		if (head & 1)
+			v = avx512_swap16(v);
+		a2 = _mm512_and_si512(v, lo);
+		a3 = _mm512_srli_epi64(v, 32);
+		s += head;
+		d += head;
+		len -= head;
+	}
+	while (len >= 256) {
 		__m512i v0 = _mm512_loadu_si512(s);
 		__m512i v1 = _mm512_loadu_si512(s + 64);
 		__m512i v2 = _mm512_loadu_si512(s + 128);
@@ -213,28 +251,48 @@ static uint32_t avx512_copy_body(uint8_t *d, const uint8_t *s, size_t n,
 		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v3, 32));
 		s += 256;
 		d += 256;
-		n -= 256;
+		len -= 256;
 	}
-	while (n >= 64) {
-		__m512i v = _mm512_loadu_si512(s);
-
+	while (len >= 64) {
+		v = _mm512_loadu_si512(s);
 		_mm512_storeu_si512(d, v);
 		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v, lo));
 		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
 		s += 64;
 		d += 64;
-		n -= 64;
+		len -= 64;
 	}
-	*done = (size_t)(s - start);
+	if (len) {
+		/* Masked-off bytes load as 0: an odd last byte pads itself. */
+		m = low_bits(len);
+		v = _mm512_maskz_loadu_epi8(m, s);
+		_mm512_mask_storeu_epi8(d, m, v);
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v, 32));
+	}
 	a0 = _mm512_add_epi64(a0, a1);
 	a2 = _mm512_add_epi64(a2, a3);
-	return avx512_reduce(_mm512_add_epi64(a0, a2));
+	t = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(a0, a2));
+	_mm256_zeroupper();
+	return voff_csum_block_add(sum, voff__csum_fold64(t), head);
 }
 
 static uint32_t copy_avx512(void *dst, const void *src, size_t len,
 			    uint32_t sum)
 {
-	return split_copy(dst, src, len, sum, 64, avx512_copy_body);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	/* Chunks are an even number of bytes: no rotation between them. */
+	while (len) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK;
+
+		sum = avx512_copy_chunk(d, s, n, sum);
+		d += n;
+		s += n;
+		len -= n;
+	}
+	return sum;
 }
 
 /* ---- AVX2 ---------------------------------------------------------------- */
@@ -300,14 +358,42 @@ static uint32_t csum_avx2(const void *buf, size_t len, uint32_t sum)
 }
 
 __attribute__((target("avx2")))
-static uint32_t avx2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
-			       size_t *done)
+static inline __m256i avx2_swap16(__m256i v)
+{
+	return _mm256_or_si256(_mm256_slli_epi16(v, 8), _mm256_srli_epi16(v, 8));
+}
+
+/*
+ * As avx512_copy_chunk(), for @len >= 32 and without masked byte loads:
+ * the head is a whole vector at @s, copied whole (the body rewrites the
+ * same bytes) and summed through a mask that keeps its first bytes; the
+ * tail is the last whole vector of the buffer, overlapping the body, and
+ * summed through a mask that keeps its last bytes.
+ */
+__attribute__((target("avx2")))
+static uint32_t avx2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
+				uint32_t sum)
 {
 	const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
-	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = s;
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, v, k;
+	size_t head = (size_t)(-(uintptr_t)COPY_ALIGN(d, s) & 31);
+	uint64_t l[4];
 
-	while (n >= 128) {
+	if (head) {
+		v = _mm256_loadu_si256((const __m256i *)s);
+		_mm256_storeu_si256((__m256i *)d, v);
+		k = _mm256_loadu_si256((const __m256i *)(keep_mask + 128 -
+							 head));
+		v = _mm256_and_si256(v, k);
+		if (head & 1)
+			v = avx2_swap16(v);
+		a2 = _mm256_and_si256(v, lo);
+		a3 = _mm256_srli_epi64(v, 32);
+		s += head;
+		d += head;
+		len -= head;
+	}
+	while (len >= 128) {
 		__m256i v0 = _mm256_loadu_si256((const __m256i *)s);
 		__m256i v1 = _mm256_loadu_si256((const __m256i *)(s + 32));
 		__m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 64));
@@ -327,27 +413,58 @@ static uint32_t avx2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
 		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v3, 32));
 		s += 128;
 		d += 128;
-		n -= 128;
+		len -= 128;
 	}
-	while (n >= 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)s);
-
+	while (len >= 32) {
+		v = _mm256_loadu_si256((const __m256i *)s);
 		_mm256_storeu_si256((__m256i *)d, v);
 		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v, lo));
 		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v, 32));
 		s += 32;
 		d += 32;
-		n -= 32;
+		len -= 32;
 	}
-	*done = (size_t)(s - start);
+	if (len) {
+		/* The vector starts len - 32 bytes on: odd when len is. */
+		v = _mm256_loadu_si256((const __m256i *)(s + len - 32));
+		_mm256_storeu_si256((__m256i *)(d + len - 32), v);
+		k = _mm256_loadu_si256((const __m256i *)(keep_mask + 32 +
+							 len));
+		v = _mm256_and_si256(v, k);
+		if (len & 1)
+			v = avx2_swap16(v);
+		a2 = _mm256_add_epi64(a2, _mm256_and_si256(v, lo));
+		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v, 32));
+	}
 	a0 = _mm256_add_epi64(a0, a1);
 	a2 = _mm256_add_epi64(a2, a3);
-	return avx2_reduce(_mm256_add_epi64(a0, a2));
+	_mm256_storeu_si256((__m256i *)l, _mm256_add_epi64(a0, a2));
+	_mm256_zeroupper();
+	return voff_csum_block_add(sum, voff__csum_fold64(l[0] + l[1] + l[2] +
+							  l[3]), head);
 }
+
+static uint32_t copy_sse2(void *dst, const void *src, size_t len,
+			  uint32_t sum);
 
 static uint32_t copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	return split_copy(dst, src, len, sum, 32, avx2_copy_body);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (len < 32)
+		return copy_sse2(dst, src, len, sum);
+	/*
+	 * Even-sized chunks, none shorter than 32 bytes: the last takes what
+	 * is left, up to SIMD_CHUNK + 31 bytes, far from lane overflow.
+	 */
+	while (len > SIMD_CHUNK && len - SIMD_CHUNK >= 32) {
+		sum = avx2_copy_chunk(d, s, SIMD_CHUNK, sum);
+		d += SIMD_CHUNK;
+		s += SIMD_CHUNK;
+		len -= SIMD_CHUNK;
+	}
+	return avx2_copy_chunk(d, s, len, sum);
 }
 
 /* ---- SSE2 ---------------------------------------------------------------- */
@@ -405,14 +522,35 @@ static uint32_t csum_sse2(const void *buf, size_t len, uint32_t sum)
 }
 
 __attribute__((target("sse2")))
-static uint32_t sse2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
-			       size_t *done)
+static inline __m128i sse2_swap16(__m128i v)
+{
+	return _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+}
+
+/* As avx2_copy_chunk(), with 16-byte vectors, for @len >= 16. */
+__attribute__((target("sse2")))
+static uint32_t sse2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
+				uint32_t sum)
 {
 	const __m128i lo = _mm_set_epi32(0, -1, 0, -1);
-	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = s;
+	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, v, k;
+	size_t head = (size_t)(-(uintptr_t)COPY_ALIGN(d, s) & 15);
+	uint64_t l[2];
 
-	while (n >= 64) {
+	if (head) {
+		v = _mm_loadu_si128((const __m128i *)s);
+		_mm_storeu_si128((__m128i *)d, v);
+		k = _mm_loadu_si128((const __m128i *)(keep_mask + 128 - head));
+		v = _mm_and_si128(v, k);
+		if (head & 1)
+			v = sse2_swap16(v);
+		a2 = _mm_and_si128(v, lo);
+		a3 = _mm_srli_epi64(v, 32);
+		s += head;
+		d += head;
+		len -= head;
+	}
+	while (len >= 64) {
 		__m128i v0 = _mm_loadu_si128((const __m128i *)s);
 		__m128i v1 = _mm_loadu_si128((const __m128i *)(s + 16));
 		__m128i v2 = _mm_loadu_si128((const __m128i *)(s + 32));
@@ -432,33 +570,54 @@ static uint32_t sse2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
 		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v3, 32));
 		s += 64;
 		d += 64;
-		n -= 64;
+		len -= 64;
 	}
-	while (n >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)s);
-
+	while (len >= 16) {
+		v = _mm_loadu_si128((const __m128i *)s);
 		_mm_storeu_si128((__m128i *)d, v);
 		a0 = _mm_add_epi64(a0, _mm_and_si128(v, lo));
 		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v, 32));
 		s += 16;
 		d += 16;
-		n -= 16;
+		len -= 16;
 	}
-	*done = (size_t)(s - start);
+	if (len) {
+		v = _mm_loadu_si128((const __m128i *)(s + len - 16));
+		_mm_storeu_si128((__m128i *)(d + len - 16), v);
+		k = _mm_loadu_si128((const __m128i *)(keep_mask + 48 + len));
+		v = _mm_and_si128(v, k);
+		if (len & 1)
+			v = sse2_swap16(v);
+		a2 = _mm_add_epi64(a2, _mm_and_si128(v, lo));
+		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v, 32));
+	}
 	a0 = _mm_add_epi64(a0, a1);
 	a2 = _mm_add_epi64(a2, a3);
-	return sse2_reduce(_mm_add_epi64(a0, a2));
+	_mm_storeu_si128((__m128i *)l, _mm_add_epi64(a0, a2));
+	return voff_csum_block_add(sum, voff__csum_fold64(l[0] + l[1]), head);
 }
 
 static uint32_t copy_sse2(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	return split_copy(dst, src, len, sum, 16, sse2_copy_body);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (len < 16)
+		return voff__csum_copy_portable(dst, src, len, sum);
+	while (len > SIMD_CHUNK && len - SIMD_CHUNK >= 16) {
+		sum = sse2_copy_chunk(d, s, SIMD_CHUNK, sum);
+		d += SIMD_CHUNK;
+		s += SIMD_CHUNK;
+		len -= SIMD_CHUNK;
+	}
+	return sse2_copy_chunk(d, s, len, sum);
 }
 
 static bool has_avx512(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f");
+	return __builtin_cpu_supports("avx512f") &&
+	       __builtin_cpu_supports("avx512bw");
 }
 
 static bool has_avx2(void)
