@@ -24,9 +24,22 @@
  * complement sum commutes with adding), so alignment never changes the
  * result.
  *
- * The fused copy does the same on the loaded vectors and stores them to the
+ * The fused copy sums the vectors it loads and stores them to the
  * destination, so each source byte is read once; the source decides the
- * alignment.
+ * alignment.  It never falls back to the portable routine for its ends,
+ * which on pieces of one or two thousand bytes (GSO segments) cost about
+ * as much as the body: AVX-512 (with BW) loads and stores the head and the
+ * tail with byte masks, masked-off bytes loading as zero; AVX2 and SSE2
+ * copy a whole vector at the start and the last whole vector of the
+ * buffer, overlapping the body (the overlap is stored twice with the same
+ * bytes, and nothing outside the buffers is touched), and add them to the
+ * sum through a byte mask that keeps only the bytes the body does not
+ * cover; a buffer shorter than one of their vectors goes to the next
+ * narrower routine (SSE2, then the portable one).
+ * All parts are summed in the frame of the first aligned byte: a part at
+ * an odd distance from it has the bytes of its 16-bit words swapped before
+ * it is added, which is the same rotation voff_csum_block_add() does on a
+ * folded sum, and the total is rotated back once at the end.
  *
  * Every routine is compiled with a target attribute, so the file builds
  * with the project's generic flags and the right routine is picked when the
