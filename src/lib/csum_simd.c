@@ -18,7 +18,8 @@
  * Loads that straddle two cache lines halve the throughput of the wide
  * loops, so a buffer of two cache lines or more is cut in three: the bytes
  * up to the first 64-byte boundary, the vector body, and the bytes that do
- * not fill a vector.  The first and last parts go to voff_csum_portable().
+ * not fill a vector.  AVX-512 (with BW) loads the first and last parts
+ * with byte masks; AVX2 and SSE2 give them to voff_csum_portable().
  * A part that starts at an odd offset is summed as if it started at 0 and
  * rotated into place with voff_csum_block_add() (byte-swapping a one's
  * complement sum commutes with adding), so alignment never changes the
@@ -144,60 +145,6 @@ static const uint8_t keep_mask[192] __attribute__((aligned(64))) = {
 
 /* ---- AVX-512 ------------------------------------------------------------- */
 
-__attribute__((target("avx512f")))
-static uint32_t avx512_reduce(__m512i a)
-{
-	uint64_t l[8];
-
-	_mm512_storeu_si512(l, a);
-	_mm256_zeroupper();
-	return lanes_fold(l, 8);
-}
-
-/* Sum of the whole 64-byte vectors of @p[0..@n); *@done gets their bytes. */
-__attribute__((target("avx512f")))
-static uint32_t avx512_body(const uint8_t *p, size_t n, size_t *done)
-{
-	const __m512i lo = _mm512_set1_epi64(0xFFFFFFFF);
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = p;
-
-	while (n >= 256) {
-		__m512i v0 = _mm512_loadu_si512(p);
-		__m512i v1 = _mm512_loadu_si512(p + 64);
-		__m512i v2 = _mm512_loadu_si512(p + 128);
-		__m512i v3 = _mm512_loadu_si512(p + 192);
-
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v0, lo));
-		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v0, 32));
-		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v1, lo));
-		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v1, 32));
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v2, lo));
-		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v2, 32));
-		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v3, lo));
-		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v3, 32));
-		p += 256;
-		n -= 256;
-	}
-	while (n >= 64) {
-		__m512i v = _mm512_loadu_si512(p);
-
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v, lo));
-		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
-		p += 64;
-		n -= 64;
-	}
-	*done = (size_t)(p - start);
-	a0 = _mm512_add_epi64(a0, a1);
-	a2 = _mm512_add_epi64(a2, a3);
-	return avx512_reduce(_mm512_add_epi64(a0, a2));
-}
-
-static uint32_t csum_avx512(const void *buf, size_t len, uint32_t sum)
-{
-	return split_sum(buf, len, sum, 64, avx512_body);
-}
-
 /* The low @n bits of a 64-bit mask set (@n <= 64). */
 static inline uint64_t low_bits(size_t n)
 {
@@ -303,6 +250,79 @@ static uint32_t copy_avx512(void *dst, const void *src, size_t len,
 		sum = avx512_copy_chunk(d, s, n, sum);
 		d += n;
 		s += n;
+		len -= n;
+	}
+	return sum;
+}
+
+/*
+ * Sum at most SIMD_CHUNK bytes: the loop of avx512_copy_chunk() without
+ * the stores, with the same masked head and tail.
+ */
+__attribute__((target("avx512f,avx512bw")))
+static uint32_t avx512_sum_chunk(const uint8_t *p, size_t len, uint32_t sum)
+{
+	const __m512i lo = _mm512_set1_epi64(0xFFFFFFFF);
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, v;
+	size_t head = 0;
+	uint64_t t;
+
+	if (len >= 2 * 64)
+		head = (size_t)(-(uintptr_t)p & 63);
+	if (head) {
+		v = _mm512_maskz_loadu_epi8(low_bits(head), p);
+		if (head & 1)
+			v = avx512_swap16(v);
+		a2 = _mm512_and_si512(v, lo);
+		a3 = _mm512_srli_epi64(v, 32);
+		p += head;
+		len -= head;
+	}
+	while (len >= 256) {
+		__m512i v0 = _mm512_loadu_si512(p);
+		__m512i v1 = _mm512_loadu_si512(p + 64);
+		__m512i v2 = _mm512_loadu_si512(p + 128);
+		__m512i v3 = _mm512_loadu_si512(p + 192);
+
+		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v0, lo));
+		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v0, 32));
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v1, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v1, 32));
+		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v2, lo));
+		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v2, 32));
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v3, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v3, 32));
+		p += 256;
+		len -= 256;
+	}
+	while (len >= 64) {
+		v = _mm512_loadu_si512(p);
+		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v, lo));
+		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
+		p += 64;
+		len -= 64;
+	}
+	if (len) {
+		v = _mm512_maskz_loadu_epi8(low_bits(len), p);
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v, 32));
+	}
+	a0 = _mm512_add_epi64(a0, a1);
+	a2 = _mm512_add_epi64(a2, a3);
+	t = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(a0, a2));
+	_mm256_zeroupper();
+	return voff_csum_block_add(sum, voff__csum_fold64(t), head);
+}
+
+static uint32_t csum_avx512(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK;
+
+		sum = avx512_sum_chunk(p, n, sum);
+		p += n;
 		len -= n;
 	}
 	return sum;
