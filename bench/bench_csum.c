@@ -360,8 +360,8 @@ int main(int argc, char **argv)
 		       "compiler: %s; DPDK: %s\n"
 		       "%-22s %6s %11s %8s %8s %8s %8s\n", voff_csum_impl(),
 		       opt.time, opt.runs, opt.cold_bytes >> 20, opt.offset,
-		       opt.dst_offset, __VERSION__, DPDK_VERSION, "case", "bytes",
-		       "ns/op", "GB/s", "best", "vs dpdk", "best x");
+		       opt.dst_offset, __VERSION__, DPDK_VERSION, "case",
+		       "bytes", "ns/op", "GB/s", "best", "vs dpdk", "best x");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (h = 0; h < 2; h++)
 			bench_size(rt, n, sizes[s], h == 0, &g);

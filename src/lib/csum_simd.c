@@ -155,7 +155,8 @@ static inline uint64_t low_bits(size_t n)
 __attribute__((target("avx512f,avx512bw")))
 static inline __m512i avx512_swap16(__m512i v)
 {
-	return _mm512_or_si512(_mm512_slli_epi16(v, 8), _mm512_srli_epi16(v, 8));
+	return _mm512_or_si512(_mm512_slli_epi16(v, 8),
+			       _mm512_srli_epi16(v, 8));
 }
 
 /*
@@ -393,7 +394,8 @@ static uint32_t csum_avx2(const void *buf, size_t len, uint32_t sum)
 __attribute__((target("avx2")))
 static inline __m256i avx2_swap16(__m256i v)
 {
-	return _mm256_or_si256(_mm256_slli_epi16(v, 8), _mm256_srli_epi16(v, 8));
+	return _mm256_or_si256(_mm256_slli_epi16(v, 8),
+			       _mm256_srli_epi16(v, 8));
 }
 
 /*

@@ -330,8 +330,8 @@ static void t_copy_src_dst_alignments(void)
 					got = voff_csum_fold(f[k].fn(dst + da,
 						src + sa, len, init));
 					CHECK_MSG(got == want,
-						  "%s: src %zu dst %zu len %zu: "
-						  "0x%04x, naive 0x%04x",
+						  "%s: src %zu dst %zu len %zu:"
+						  " 0x%04x, naive 0x%04x",
 						  f[k].name, sa, da, len, got,
 						  want);
 					if (memcmp(dst, ref, sizeof(dst)))
