@@ -18,15 +18,29 @@
  * Loads that straddle two cache lines halve the throughput of the wide
  * loops, so a buffer of two cache lines or more is cut in three: the bytes
  * up to the first 64-byte boundary, the vector body, and the bytes that do
- * not fill a vector.  The first and last parts go to voff_csum_portable().
+ * not fill a vector.  AVX-512 (with BW) loads the first and last parts
+ * with byte masks; AVX2 and SSE2 give them to voff_csum_portable().
  * A part that starts at an odd offset is summed as if it started at 0 and
  * rotated into place with voff_csum_block_add() (byte-swapping a one's
  * complement sum commutes with adding), so alignment never changes the
  * result.
  *
- * The fused copy does the same on the loaded vectors and stores them to the
+ * The fused copy sums the vectors it loads and stores them to the
  * destination, so each source byte is read once; the source decides the
- * alignment.
+ * alignment.  It never falls back to the portable routine for its ends,
+ * which on pieces of one or two thousand bytes (GSO segments) cost about
+ * as much as the body: AVX-512 (with BW) loads and stores the head and the
+ * tail with byte masks, masked-off bytes loading as zero; AVX2 and SSE2
+ * copy a whole vector at the start and the last whole vector of the
+ * buffer, overlapping the body (the overlap is stored twice with the same
+ * bytes, and nothing outside the buffers is touched), and add them to the
+ * sum through a byte mask that keeps only the bytes the body does not
+ * cover; a buffer shorter than one of their vectors goes to the next
+ * narrower routine (SSE2, then the portable one).
+ * All parts are summed in the frame of the first aligned byte: a part at
+ * an odd distance from it has the bytes of its 16-bit words swapped before
+ * it is added, which is the same rotation voff_csum_block_add() does on a
+ * folded sum, and the total is rotated back once at the end.
  *
  * Every routine is compiled with a target attribute, so the file builds
  * with the project's generic flags and the right routine is picked when the
@@ -56,6 +70,14 @@
  * overflow even after the lanes are added together.
  */
 #define SIMD_CHUNK ((size_t)1 << 30)
+
+/*
+ * The pointer whose alignment the fused copies' vector bodies follow: the
+ * source (aligned loads) or the destination (aligned stores).
+ */
+#ifndef COPY_ALIGN
+#define COPY_ALIGN(d, s) (s)
+#endif
 
 #ifdef CSUM_X86
 
@@ -104,96 +126,73 @@ static inline uint32_t split_sum(const uint8_t *p, size_t len, uint32_t sum,
 							   0), off);
 }
 
-/* The same for the fused copy; the source decides the alignment. */
-static inline uint32_t split_copy(uint8_t *d, const uint8_t *s, size_t len,
-				  uint32_t sum, size_t vec, copy_body_fn body)
-{
-	size_t head = (size_t)(-(uintptr_t)s & 63), off, done;
-
-	if (len < 2 * 64)
-		head = 0;
-	if (head > len)
-		head = len;
-	sum = voff__csum_copy_portable(d, s, head, sum);
-	for (off = head; len - off >= vec; off += done) {
-		size_t n = len - off < SIMD_CHUNK ? len - off : SIMD_CHUNK;
-
-		sum = voff_csum_block_add(sum, body(d + off, s + off, n, &done),
-					  off);
-	}
-	if (off == len)
-		return sum;
-	return voff_csum_block_add(sum,
-				   voff__csum_copy_portable(d + off, s + off,
-							    len - off, 0),
-				   off);
-}
+/*
+ * Byte masks for the vector routines without masked loads: 64 zero bytes,
+ * 64 0xFF bytes, 64 zero bytes.  An unaligned load at 128 - k keeps the
+ * first k bytes of a vector (k <= 64); one at 64 - V + k keeps the last k
+ * of a V-byte vector.
+ */
+static const uint8_t keep_mask[192] __attribute__((aligned(64))) = {
+	[64] = 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+};
 
 /* ---- AVX-512 ------------------------------------------------------------- */
 
-__attribute__((target("avx512f")))
-static uint32_t avx512_reduce(__m512i a)
+/* The low @n bits of a 64-bit mask set (@n <= 64). */
+static inline uint64_t low_bits(size_t n)
 {
-	uint64_t l[8];
-
-	_mm512_storeu_si512(l, a);
-	_mm256_zeroupper();
-	return lanes_fold(l, 8);
+	return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
 }
 
-/* Sum of the whole 64-byte vectors of @p[0..@n); *@done gets their bytes. */
-__attribute__((target("avx512f")))
-static uint32_t avx512_body(const uint8_t *p, size_t n, size_t *done)
+/* Each 16-bit word of @v with its two bytes swapped. */
+__attribute__((target("avx512f,avx512bw")))
+static inline __m512i avx512_swap16(__m512i v)
+{
+	return _mm512_or_si512(_mm512_slli_epi16(v, 8),
+			       _mm512_srli_epi16(v, 8));
+}
+
+/*
+ * Copy and sum at most SIMD_CHUNK bytes.  The sum is kept in the frame of
+ * the first byte after the head, the bytes up to the alignment boundary
+ * COPY_ALIGN picks: the head is loaded with a byte mask, swapped into that
+ * frame when it is odd, and the whole is rotated back once at the end by
+ * voff_csum_block_add().  The tail is one masked load and store, so no
+ * byte outside [@s, @s + @len) is read and none outside [@d, @d + @len)
+ * written.
+ */
+__attribute__((target("avx512f,avx512bw")))
+static uint32_t avx512_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
+				  uint32_t sum)
 {
 	const __m512i lo = _mm512_set1_epi64(0xFFFFFFFF);
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = p;
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, v;
+	size_t head = 0;
+	__mmask64 m;
+	uint64_t t;
 
-	while (n >= 256) {
-		__m512i v0 = _mm512_loadu_si512(p);
-		__m512i v1 = _mm512_loadu_si512(p + 64);
-		__m512i v2 = _mm512_loadu_si512(p + 128);
-		__m512i v3 = _mm512_loadu_si512(p + 192);
-
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v0, lo));
-		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v0, 32));
-		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v1, lo));
-		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v1, 32));
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v2, lo));
-		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v2, 32));
-		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v3, lo));
-		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v3, 32));
-		p += 256;
-		n -= 256;
+	if (len >= 2 * 64)
+		head = (size_t)(-(uintptr_t)COPY_ALIGN(d, s) & 63);
+	if (head) {
+		m = low_bits(head);
+		v = _mm512_maskz_loadu_epi8(m, s);
+		_mm512_mask_storeu_epi8(d, m, v);
+		if (head & 1)
+			v = avx512_swap16(v);
+		a2 = _mm512_and_si512(v, lo);
+		a3 = _mm512_srli_epi64(v, 32);
+		s += head;
+		d += head;
+		len -= head;
 	}
-	while (n >= 64) {
-		__m512i v = _mm512_loadu_si512(p);
-
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v, lo));
-		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
-		p += 64;
-		n -= 64;
-	}
-	*done = (size_t)(p - start);
-	a0 = _mm512_add_epi64(a0, a1);
-	a2 = _mm512_add_epi64(a2, a3);
-	return avx512_reduce(_mm512_add_epi64(a0, a2));
-}
-
-static uint32_t csum_avx512(const void *buf, size_t len, uint32_t sum)
-{
-	return split_sum(buf, len, sum, 64, avx512_body);
-}
-
-__attribute__((target("avx512f")))
-static uint32_t avx512_copy_body(uint8_t *d, const uint8_t *s, size_t n,
-				 size_t *done)
-{
-	const __m512i lo = _mm512_set1_epi64(0xFFFFFFFF);
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = s;
-
-	while (n >= 256) {
+	while (len >= 256) {
 		__m512i v0 = _mm512_loadu_si512(s);
 		__m512i v1 = _mm512_loadu_si512(s + 64);
 		__m512i v2 = _mm512_loadu_si512(s + 128);
@@ -213,28 +212,121 @@ static uint32_t avx512_copy_body(uint8_t *d, const uint8_t *s, size_t n,
 		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v3, 32));
 		s += 256;
 		d += 256;
-		n -= 256;
+		len -= 256;
 	}
-	while (n >= 64) {
-		__m512i v = _mm512_loadu_si512(s);
-
+	while (len >= 64) {
+		v = _mm512_loadu_si512(s);
 		_mm512_storeu_si512(d, v);
 		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v, lo));
 		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
 		s += 64;
 		d += 64;
-		n -= 64;
+		len -= 64;
 	}
-	*done = (size_t)(s - start);
+	if (len) {
+		/* Masked-off bytes load as 0: an odd last byte pads itself. */
+		m = low_bits(len);
+		v = _mm512_maskz_loadu_epi8(m, s);
+		_mm512_mask_storeu_epi8(d, m, v);
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v, 32));
+	}
 	a0 = _mm512_add_epi64(a0, a1);
 	a2 = _mm512_add_epi64(a2, a3);
-	return avx512_reduce(_mm512_add_epi64(a0, a2));
+	t = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(a0, a2));
+	_mm256_zeroupper();
+	return voff_csum_block_add(sum, voff__csum_fold64(t), head);
 }
 
 static uint32_t copy_avx512(void *dst, const void *src, size_t len,
 			    uint32_t sum)
 {
-	return split_copy(dst, src, len, sum, 64, avx512_copy_body);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	/* Chunks are an even number of bytes: no rotation between them. */
+	while (len) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK;
+
+		sum = avx512_copy_chunk(d, s, n, sum);
+		d += n;
+		s += n;
+		len -= n;
+	}
+	return sum;
+}
+
+/*
+ * Sum at most SIMD_CHUNK bytes: the loop of avx512_copy_chunk() without
+ * the stores, with the same masked head and tail.
+ */
+__attribute__((target("avx512f,avx512bw")))
+static uint32_t avx512_sum_chunk(const uint8_t *p, size_t len, uint32_t sum)
+{
+	const __m512i lo = _mm512_set1_epi64(0xFFFFFFFF);
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, v;
+	size_t head = 0;
+	uint64_t t;
+
+	if (len >= 2 * 64)
+		head = (size_t)(-(uintptr_t)p & 63);
+	if (head) {
+		v = _mm512_maskz_loadu_epi8(low_bits(head), p);
+		if (head & 1)
+			v = avx512_swap16(v);
+		a2 = _mm512_and_si512(v, lo);
+		a3 = _mm512_srli_epi64(v, 32);
+		p += head;
+		len -= head;
+	}
+	while (len >= 256) {
+		__m512i v0 = _mm512_loadu_si512(p);
+		__m512i v1 = _mm512_loadu_si512(p + 64);
+		__m512i v2 = _mm512_loadu_si512(p + 128);
+		__m512i v3 = _mm512_loadu_si512(p + 192);
+
+		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v0, lo));
+		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v0, 32));
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v1, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v1, 32));
+		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v2, lo));
+		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v2, 32));
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v3, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v3, 32));
+		p += 256;
+		len -= 256;
+	}
+	while (len >= 64) {
+		v = _mm512_loadu_si512(p);
+		a0 = _mm512_add_epi64(a0, _mm512_and_si512(v, lo));
+		a1 = _mm512_add_epi64(a1, _mm512_srli_epi64(v, 32));
+		p += 64;
+		len -= 64;
+	}
+	if (len) {
+		v = _mm512_maskz_loadu_epi8(low_bits(len), p);
+		a2 = _mm512_add_epi64(a2, _mm512_and_si512(v, lo));
+		a3 = _mm512_add_epi64(a3, _mm512_srli_epi64(v, 32));
+	}
+	a0 = _mm512_add_epi64(a0, a1);
+	a2 = _mm512_add_epi64(a2, a3);
+	t = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(a0, a2));
+	_mm256_zeroupper();
+	return voff_csum_block_add(sum, voff__csum_fold64(t), head);
+}
+
+static uint32_t csum_avx512(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t n = len < SIMD_CHUNK ? len : SIMD_CHUNK;
+
+		sum = avx512_sum_chunk(p, n, sum);
+		p += n;
+		len -= n;
+	}
+	return sum;
 }
 
 /* ---- AVX2 ---------------------------------------------------------------- */
@@ -300,14 +392,43 @@ static uint32_t csum_avx2(const void *buf, size_t len, uint32_t sum)
 }
 
 __attribute__((target("avx2")))
-static uint32_t avx2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
-			       size_t *done)
+static inline __m256i avx2_swap16(__m256i v)
+{
+	return _mm256_or_si256(_mm256_slli_epi16(v, 8),
+			       _mm256_srli_epi16(v, 8));
+}
+
+/*
+ * As avx512_copy_chunk(), for @len >= 32 and without masked byte loads:
+ * the head is a whole vector at @s, copied whole (the body rewrites the
+ * same bytes) and summed through a mask that keeps its first bytes; the
+ * tail is the last whole vector of the buffer, overlapping the body, and
+ * summed through a mask that keeps its last bytes.
+ */
+__attribute__((target("avx2")))
+static uint32_t avx2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
+				uint32_t sum)
 {
 	const __m256i lo = _mm256_set1_epi64x(0xFFFFFFFF);
-	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = s;
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, v, k;
+	size_t head = (size_t)(-(uintptr_t)COPY_ALIGN(d, s) & 31);
+	uint64_t l[4];
 
-	while (n >= 128) {
+	if (head) {
+		v = _mm256_loadu_si256((const __m256i *)s);
+		_mm256_storeu_si256((__m256i *)d, v);
+		k = _mm256_loadu_si256((const __m256i *)(keep_mask + 128 -
+							 head));
+		v = _mm256_and_si256(v, k);
+		if (head & 1)
+			v = avx2_swap16(v);
+		a2 = _mm256_and_si256(v, lo);
+		a3 = _mm256_srli_epi64(v, 32);
+		s += head;
+		d += head;
+		len -= head;
+	}
+	while (len >= 128) {
 		__m256i v0 = _mm256_loadu_si256((const __m256i *)s);
 		__m256i v1 = _mm256_loadu_si256((const __m256i *)(s + 32));
 		__m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 64));
@@ -327,27 +448,58 @@ static uint32_t avx2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
 		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v3, 32));
 		s += 128;
 		d += 128;
-		n -= 128;
+		len -= 128;
 	}
-	while (n >= 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)s);
-
+	while (len >= 32) {
+		v = _mm256_loadu_si256((const __m256i *)s);
 		_mm256_storeu_si256((__m256i *)d, v);
 		a0 = _mm256_add_epi64(a0, _mm256_and_si256(v, lo));
 		a1 = _mm256_add_epi64(a1, _mm256_srli_epi64(v, 32));
 		s += 32;
 		d += 32;
-		n -= 32;
+		len -= 32;
 	}
-	*done = (size_t)(s - start);
+	if (len) {
+		/* The vector starts len - 32 bytes on: odd when len is. */
+		v = _mm256_loadu_si256((const __m256i *)(s + len - 32));
+		_mm256_storeu_si256((__m256i *)(d + len - 32), v);
+		k = _mm256_loadu_si256((const __m256i *)(keep_mask + 32 +
+							 len));
+		v = _mm256_and_si256(v, k);
+		if (len & 1)
+			v = avx2_swap16(v);
+		a2 = _mm256_add_epi64(a2, _mm256_and_si256(v, lo));
+		a3 = _mm256_add_epi64(a3, _mm256_srli_epi64(v, 32));
+	}
 	a0 = _mm256_add_epi64(a0, a1);
 	a2 = _mm256_add_epi64(a2, a3);
-	return avx2_reduce(_mm256_add_epi64(a0, a2));
+	_mm256_storeu_si256((__m256i *)l, _mm256_add_epi64(a0, a2));
+	_mm256_zeroupper();
+	return voff_csum_block_add(sum, voff__csum_fold64(l[0] + l[1] + l[2] +
+							  l[3]), head);
 }
+
+static uint32_t copy_sse2(void *dst, const void *src, size_t len,
+			  uint32_t sum);
 
 static uint32_t copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	return split_copy(dst, src, len, sum, 32, avx2_copy_body);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (len < 32)
+		return copy_sse2(dst, src, len, sum);
+	/*
+	 * Even-sized chunks, none shorter than 32 bytes: the last takes what
+	 * is left, up to SIMD_CHUNK + 31 bytes, far from lane overflow.
+	 */
+	while (len > SIMD_CHUNK && len - SIMD_CHUNK >= 32) {
+		sum = avx2_copy_chunk(d, s, SIMD_CHUNK, sum);
+		d += SIMD_CHUNK;
+		s += SIMD_CHUNK;
+		len -= SIMD_CHUNK;
+	}
+	return avx2_copy_chunk(d, s, len, sum);
 }
 
 /* ---- SSE2 ---------------------------------------------------------------- */
@@ -405,14 +557,35 @@ static uint32_t csum_sse2(const void *buf, size_t len, uint32_t sum)
 }
 
 __attribute__((target("sse2")))
-static uint32_t sse2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
-			       size_t *done)
+static inline __m128i sse2_swap16(__m128i v)
+{
+	return _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+}
+
+/* As avx2_copy_chunk(), with 16-byte vectors, for @len >= 16. */
+__attribute__((target("sse2")))
+static uint32_t sse2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
+				uint32_t sum)
 {
 	const __m128i lo = _mm_set_epi32(0, -1, 0, -1);
-	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
-	const uint8_t *start = s;
+	__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, v, k;
+	size_t head = (size_t)(-(uintptr_t)COPY_ALIGN(d, s) & 15);
+	uint64_t l[2];
 
-	while (n >= 64) {
+	if (head) {
+		v = _mm_loadu_si128((const __m128i *)s);
+		_mm_storeu_si128((__m128i *)d, v);
+		k = _mm_loadu_si128((const __m128i *)(keep_mask + 128 - head));
+		v = _mm_and_si128(v, k);
+		if (head & 1)
+			v = sse2_swap16(v);
+		a2 = _mm_and_si128(v, lo);
+		a3 = _mm_srli_epi64(v, 32);
+		s += head;
+		d += head;
+		len -= head;
+	}
+	while (len >= 64) {
 		__m128i v0 = _mm_loadu_si128((const __m128i *)s);
 		__m128i v1 = _mm_loadu_si128((const __m128i *)(s + 16));
 		__m128i v2 = _mm_loadu_si128((const __m128i *)(s + 32));
@@ -432,33 +605,54 @@ static uint32_t sse2_copy_body(uint8_t *d, const uint8_t *s, size_t n,
 		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v3, 32));
 		s += 64;
 		d += 64;
-		n -= 64;
+		len -= 64;
 	}
-	while (n >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)s);
-
+	while (len >= 16) {
+		v = _mm_loadu_si128((const __m128i *)s);
 		_mm_storeu_si128((__m128i *)d, v);
 		a0 = _mm_add_epi64(a0, _mm_and_si128(v, lo));
 		a1 = _mm_add_epi64(a1, _mm_srli_epi64(v, 32));
 		s += 16;
 		d += 16;
-		n -= 16;
+		len -= 16;
 	}
-	*done = (size_t)(s - start);
+	if (len) {
+		v = _mm_loadu_si128((const __m128i *)(s + len - 16));
+		_mm_storeu_si128((__m128i *)(d + len - 16), v);
+		k = _mm_loadu_si128((const __m128i *)(keep_mask + 48 + len));
+		v = _mm_and_si128(v, k);
+		if (len & 1)
+			v = sse2_swap16(v);
+		a2 = _mm_add_epi64(a2, _mm_and_si128(v, lo));
+		a3 = _mm_add_epi64(a3, _mm_srli_epi64(v, 32));
+	}
 	a0 = _mm_add_epi64(a0, a1);
 	a2 = _mm_add_epi64(a2, a3);
-	return sse2_reduce(_mm_add_epi64(a0, a2));
+	_mm_storeu_si128((__m128i *)l, _mm_add_epi64(a0, a2));
+	return voff_csum_block_add(sum, voff__csum_fold64(l[0] + l[1]), head);
 }
 
 static uint32_t copy_sse2(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	return split_copy(dst, src, len, sum, 16, sse2_copy_body);
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (len < 16)
+		return voff__csum_copy_portable(dst, src, len, sum);
+	while (len > SIMD_CHUNK && len - SIMD_CHUNK >= 16) {
+		sum = sse2_copy_chunk(d, s, SIMD_CHUNK, sum);
+		d += SIMD_CHUNK;
+		s += SIMD_CHUNK;
+		len -= SIMD_CHUNK;
+	}
+	return sse2_copy_chunk(d, s, len, sum);
 }
 
 static bool has_avx512(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f");
+	return __builtin_cpu_supports("avx512f") &&
+	       __builtin_cpu_supports("avx512bw");
 }
 
 static bool has_avx2(void)
