@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <voff/feat.h>
 #include <voff/port.h>
@@ -314,6 +315,52 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  * epoll_wait() (-EINTR when a signal came).
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
+
+/* ---- control language (switch_ctl.c) ------------------------------------ */
+
+/* Longest control request, in bytes (the trailing newline not counted). */
+#define VOFF_SWITCH_CTL_MAX 1024
+
+/**
+ * voff_switch_add_spec() - open a port from a spec and add it
+ * @sw:		the switch
+ * @spec:	KIND:NAME[@NETNS][,OPTION=VALUE...] with KIND tap, tun or
+ *		packet (NAME an interface, NETNS a namespace under
+ *		/var/run/netns), or pcap:FILE[,sink=FILE]; options gro=on|off,
+ *		gro_flush_timeout=NS, gso_max_size=N, gso_max_segs=N,
+ *		gro_max_size=N.  TAP/TUN devices are created (or attached to
+ *		when they exist) and set up; the port is named NAME.
+ * @id:		optional: receives the port id
+ *
+ * Return: 0; -EINVAL for a malformed spec; -EEXIST for a name in use; the
+ * errors of voff_port_open() and voff_switch_add().  Nothing is left
+ * behind on failure.
+ */
+int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
+			 unsigned int *id);
+
+/**
+ * voff_switch_ctl() - run one control request
+ * @sw:		the switch
+ * @req:	the request: one line of words (not necessarily
+ *		NUL-terminated; a trailing newline is ignored), an optional
+ *		"-j" first for JSON replies, then one of
+ *		  ports | ports add SPEC | ports del PORT
+ *		  features PORT [NAME on|off ...]
+ *		  limits PORT [NAME VALUE ...]
+ *		  stats [PORT] | fdb | help
+ * @len:	bytes of @req (at most VOFF_SWITCH_CTL_MAX, newline aside)
+ * @out:	the reply is written here: text as `ethtool -k` / `ip -s`
+ *		print it, or one JSON value; on error "error: MESSAGE" (with
+ *		-j: {"error":"MESSAGE"})
+ *
+ * Changes apply at once.  A limits request is checked whole before any
+ * value is set.
+ *
+ * Return: 0, or the negative errno of the failure (the reply says why).
+ */
+int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
+		    FILE *out);
 
 #ifdef __cplusplus
 }
