@@ -636,9 +636,11 @@ int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 		n--;
 		memmove(w, w + 1, (size_t)n * sizeof(w[0]));
 	}
-	if (!n || !strcmp(w[0], "help")) {
+	if (!n)
+		return fail(out, json, -EINVAL, "empty request (try help)");
+	if (!strcmp(w[0], "help")) {
 		fputs(help_text, out);
-		return n ? 0 : -EINVAL;
+		return 0;
 	}
 	if (!strcmp(w[0], "ports"))
 		return cmd_ports(sw, w + 1, n - 1, out, json);
