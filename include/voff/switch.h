@@ -354,8 +354,9 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
  *		print it, or one JSON value; on error "error: MESSAGE" (with
  *		-j: {"error":"MESSAGE"})
  *
- * Changes apply at once.  A limits request is checked whole before any
- * value is set.
+ * Changes apply at once.  A limits request has its names and numbers
+ * checked before anything is set; values are then set in order and the
+ * first one out of range stops it (the earlier ones stay set).
  *
  * Return: 0, or the negative errno of the failure (the reply says why).
  */
