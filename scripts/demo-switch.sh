@@ -68,7 +68,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # run NAME: iperf3 for $secs seconds, one table row
 run() {
-	local hz t0 t1 c0 c1 js
+	local hz t0 t1 c0 c1
 	hz=$(getconf CLK_TCK)
 	ip netns exec "$b" iperf3 -s -1 -D -B 10.88.0.2
 	sleep 0.3

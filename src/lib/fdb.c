@@ -87,7 +87,9 @@ int voff__fdb_lookup(const struct voff__fdb *t, const uint8_t *mac,
 		     uint64_t now_ns)
 {
 	uint64_t key = mac_key(mac) | (1ull << 48);
-	const struct voff__fdb_entry *b = &t->e[bucket(t, key) * VOFF__FDB_WAYS];
+	const struct voff__fdb_entry *b;
+
+	b = &t->e[bucket(t, key) * VOFF__FDB_WAYS];
 
 	for (unsigned int i = 0; i < VOFF__FDB_WAYS; i++)
 		if (b[i].key == key)

@@ -74,7 +74,8 @@ static int spec_option(struct spec *s, char *opt)
 		return 0;
 	}
 	which = voff_limit_lookup(opt);
-	if (which != VOFF_LIMIT_GSO_MAX_SIZE && which != VOFF_LIMIT_GSO_MAX_SEGS &&
+	if (which != VOFF_LIMIT_GSO_MAX_SIZE &&
+	    which != VOFF_LIMIT_GSO_MAX_SEGS &&
 	    which != VOFF_LIMIT_GRO_MAX_SIZE)
 		return -EINVAL;
 	if (v > UINT32_MAX)
@@ -253,8 +254,8 @@ static int find_port(struct voff_switch *sw, const char *name, FILE *f,
 
 /* ---- commands ------------------------------------------------------------ */
 
-static void port_line(FILE *f, bool json, const struct voff_switch_port_info *pi,
-		      bool first)
+static void port_line(FILE *f, bool json,
+		      const struct voff_switch_port_info *pi, bool first)
 {
 	char rx[96], tx[96];
 
@@ -345,12 +346,35 @@ static void features_json(FILE *f, const struct voff_switch_port_info *pi)
 	fputs(first ? "}\n" : "}}\n", f);
 }
 
+static int set_features(struct voff_switch *sw, int id, char **w, int n,
+			FILE *f, bool json)
+{
+	uint64_t mask, on;
+	int bad = 0, err;
+
+	if (n % 2)
+		return fail(f, json, -EINVAL,
+			    "features: NAME on|off pairs expected");
+	err = voff_feat_parse_requests(w, n, &mask, &on, &bad);
+	if (bad < 0 || bad >= n)
+		bad = 0;
+	if (err == -ENOENT)
+		return fail(f, json, err, "unknown feature '%s'", w[bad]);
+	if (err)
+		return fail(f, json, err, "bad request near '%s'", w[bad]);
+	err = voff_switch_set_features(sw, (unsigned int)id, mask, on);
+	if (err)
+		return fail(f, json, err, "features: %s", voff_strerror(err));
+	if (json)
+		fputs("{\"ok\":true}\n", f);
+	return 0;
+}
+
 static int cmd_features(struct voff_switch *sw, char **w, int n, FILE *f,
 			bool json)
 {
 	struct voff_switch_port_info pi;
-	uint64_t mask, on;
-	int id, bad = 0, err;
+	int id;
 
 	if (n < 1)
 		return fail(f, json, -EINVAL,
@@ -358,25 +382,8 @@ static int cmd_features(struct voff_switch *sw, char **w, int n, FILE *f,
 	id = find_port(sw, w[0], f, json);
 	if (id < 0)
 		return id;
-	if (n > 1) {
-		if ((n - 1) % 2)
-			return fail(f, json, -EINVAL,
-				    "features: NAME on|off pairs expected");
-		err = voff_feat_parse_requests(w + 1, n - 1, &mask, &on, &bad);
-		if (err == -ENOENT)
-			return fail(f, json, err, "unknown feature '%s'",
-				    w[1 + bad]);
-		if (err)
-			return fail(f, json, err, "bad request near '%s'",
-				    w[1 + bad]);
-		err = voff_switch_set_features(sw, (unsigned int)id, mask, on);
-		if (err)
-			return fail(f, json, err, "features: %s",
-				    voff_strerror(err));
-		if (json)
-			fputs("{\"ok\":true}\n", f);
-		return 0;
-	}
+	if (n > 1)
+		return set_features(sw, id, w + 1, n - 1, f, json);
 	voff_switch_port_info(sw, (unsigned int)id, &pi);
 	if (json)
 		features_json(f, &pi);

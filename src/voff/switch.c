@@ -36,8 +36,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: voff switch --port SPEC [--port SPEC ...] [--ctl PATH]\n"
-		"                   [--no-propagate] [--daemon]\n\n"
+		"usage: voff switch --port SPEC [--port SPEC ...]\n"
+		"                   [--ctl PATH] [--no-propagate] [--daemon]\n\n"
 		"SPEC: tap:NAME[@NETNS] | tun:NAME[@NETNS] | "
 		"packet:IFNAME[@NETNS] | pcap:FILE\n"
 		"      followed by ,OPTION=VALUE: gro=on|off, "
@@ -61,7 +61,8 @@ static int ctl_listen(const char *path)
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	/* A socket nobody answers on is stale: replace it. */
 	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
+	if (probe >= 0 &&
+	    connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
 		close(probe);
 		return -EADDRINUSE;
 	}
@@ -170,7 +171,8 @@ int switch_main(int argc, char **argv)
 		switch (opt) {
 		case 'p':
 			if (nspecs == MAX_SPECS) {
-				fprintf(stderr, "voff switch: too many ports\n");
+				fprintf(stderr,
+					"voff switch: too many ports\n");
 				return EXIT_USAGE;
 			}
 			specs[nspecs++] = optarg;

@@ -41,7 +41,7 @@ vctl() { "$voff" ctl --ctl "$ctl" "$@"; }
 pid=$!
 for _ in $(seq 50); do [ -S "$ctl" ] && break; sleep 0.1; done
 [ -S "$ctl" ] || { echo "FAIL - switch did not start"; exit 1; }
-[ "$(stat -c %a "$ctl")" = 600 ] && ok "control socket mode 0600" || bad "socket mode"
+if [ "$(stat -c %a "$ctl")" = 600 ]; then ok "control socket mode 0600"; else bad "socket mode"; fi
 ip -n "$a" addr add 10.77.0.1/24 dev va
 ip -n "$b" addr add 10.77.0.2/24 dev vb
 ip -n "$a" addr add fd77::1/64 dev va nodad
@@ -105,27 +105,27 @@ stat_of() {	# port key
 	vctl -j stats "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['$2'])"
 }
 
-transfer tcp 10.77.0.2 8000000 && ok "TCP over IPv4" || bad "TCP over IPv4"
-transfer tcp fd77::2 8000000 && ok "TCP over IPv6" || bad "TCP over IPv6"
-transfer udp 10.77.0.2 50 && ok "UDP over IPv4" || bad "UDP over IPv4"
-transfer udp fd77::2 50 && ok "UDP over IPv6" || bad "UDP over IPv6"
-[ "$(stat_of vb tx_super)" -gt 0 ] && [ "$(stat_of vb gso_segs)" -eq 0 ] &&
-	ok "super-packets pass whole (no segmentation)" || bad "super-packets cut"
-vctl fdb | grep -q " va " && vctl fdb | grep -q " vb " && ok "fdb learned both" || bad "fdb"
+if transfer tcp 10.77.0.2 8000000; then ok "TCP over IPv4"; else bad "TCP over IPv4"; fi
+if transfer tcp fd77::2 8000000; then ok "TCP over IPv6"; else bad "TCP over IPv6"; fi
+if transfer udp 10.77.0.2 50; then ok "UDP over IPv4"; else bad "UDP over IPv4"; fi
+if transfer udp fd77::2 50; then ok "UDP over IPv6"; else bad "UDP over IPv6"; fi
+if [ "$(stat_of vb tx_super)" -gt 0 ] && [ "$(stat_of vb gso_segs)" -eq 0 ]; then
+	ok "super-packets pass whole (no segmentation)"; else bad "super-packets cut"; fi
+if vctl fdb | grep -q " va " && vctl fdb | grep -q " vb "; then ok "fdb learned both"; else bad "fdb"; fi
 
 # TSO off on vb's egress: MTU segments, same bytes.
-vctl features vb tso off && ok "features vb tso off" || bad "features set"
-vctl features vb | grep -q "tx-tcp-segmentation: off" && ok "features shows tso off" || bad "features show"
-transfer tcp 10.77.0.2 4000000 && ok "TCP with TSO off on the egress" || bad "TCP TSO off"
-[ "$(stat_of vb gso_segs)" -gt 0 ] && ok "egress segmented in software" || bad "no segmentation"
+if vctl features vb tso off; then ok "features vb tso off"; else bad "features set"; fi
+if vctl features vb | grep -q "tx-tcp-segmentation: off"; then ok "features shows tso off"; else bad "features show"; fi
+if transfer tcp 10.77.0.2 4000000; then ok "TCP with TSO off on the egress"; else bad "TCP TSO off"; fi
+if [ "$(stat_of vb gso_segs)" -gt 0 ]; then ok "egress segmented in software"; else bad "no segmentation"; fi
 vctl features vb tso on
 
 # A lower limit on vb is propagated to va's device.
-vctl limits vb gso_max_size 16000 && ok "limits set" || bad "limits set"
-ip -n "$a" -d link show va | grep -q "gso_max_size 16000" && ok "limit propagated to va" ||
-	bad "propagation: $(ip -n "$a" -d link show va | grep -o 'gso_max_size [0-9]*')"
-transfer tcp 10.77.0.2 4000000 && ok "TCP with a lower egress limit" || bad "TCP limited"
-vctl limits vb | grep -q "gso_max_size: 16000" && ok "limits show" || bad "limits show"
+if vctl limits vb gso_max_size 16000; then ok "limits set"; else bad "limits set"; fi
+if ip -n "$a" -d link show va | grep -q "gso_max_size 16000"; then ok "limit propagated to va"
+else bad "propagation: $(ip -n "$a" -d link show va | grep -o 'gso_max_size [0-9]*')"; fi
+if transfer tcp 10.77.0.2 4000000; then ok "TCP with a lower egress limit"; else bad "TCP limited"; fi
+if vctl limits vb | grep -q "gso_max_size: 16000"; then ok "limits show"; else bad "limits show"; fi
 vctl limits vb gso_max_size 65536
 
 # GRO on the ingress, under traffic.
@@ -138,27 +138,27 @@ sleep 0.2
 vctl features va gro on
 vctl limits va gro_flush_timeout 20000
 vctl stats >/dev/null
-wait "$cpid" && ok "TCP while GRO and limits change" || bad "TCP under ctl changes"
+if wait "$cpid"; then ok "TCP while GRO and limits change"; else bad "TCP under ctl changes"; fi
 wait "$s"
 vctl features va gro off
 
 # Bad commands.
-vctl nonsense 2>/dev/null && bad "unknown command accepted" || ok "unknown command refused"
-vctl features nope 2>&1 | grep -q "no port 'nope'" && ok "unknown port named" || bad "unknown port"
-vctl features va foo on 2>&1 | grep -q "unknown feature 'foo'" && ok "unknown feature named" || bad "unknown feature"
-vctl limits va gso_max_size 5 2>/dev/null && bad "bad limit accepted" || ok "out-of-range limit refused"
-vctl -j limits va mtu 9000 2>&1 | grep -q '"error"' && ok "JSON error" || bad "JSON error"
+if vctl nonsense 2>/dev/null; then bad "unknown command accepted"; else ok "unknown command refused"; fi
+if vctl features nope 2>&1 | grep -q "no port 'nope'"; then ok "unknown port named"; else bad "unknown port"; fi
+if vctl features va foo on 2>&1 | grep -q "unknown feature 'foo'"; then ok "unknown feature named"; else bad "unknown feature"; fi
+if vctl limits va gso_max_size 5 2>/dev/null; then bad "bad limit accepted"; else ok "out-of-range limit refused"; fi
+if vctl -j limits va mtu 9000 2>&1 | grep -q '"error"'; then ok "JSON error"; else bad "JSON error"; fi
 
 # Ports at run time.
-vctl ports add "tap:vc@$c" && ok "ports add" || bad "ports add"
-vctl ports | grep -q " vc " && ip -n "$c" link show vc >/dev/null 2>&1 && ok "vc exists" || bad "vc missing"
-vctl ports add "tap:vc@$c" 2>/dev/null && bad "duplicate port accepted" || ok "duplicate port refused"
-vctl ports del vc && ok "ports del" || bad "ports del"
-ip -n "$c" link show vc >/dev/null 2>&1 && bad "vc left behind" || ok "vc removed"
-transfer tcp 10.77.0.2 2000000 && ok "traffic after port changes" || bad "traffic after port changes"
+if vctl ports add "tap:vc@$c"; then ok "ports add"; else bad "ports add"; fi
+if vctl ports | grep -q " vc " && ip -n "$c" link show vc >/dev/null 2>&1; then ok "vc exists"; else bad "vc missing"; fi
+if vctl ports add "tap:vc@$c" 2>/dev/null; then bad "duplicate port accepted"; else ok "duplicate port refused"; fi
+if vctl ports del vc; then ok "ports del"; else bad "ports del"; fi
+if ip -n "$c" link show vc >/dev/null 2>&1; then bad "vc left behind"; else ok "vc removed"; fi
+if transfer tcp 10.77.0.2 2000000; then ok "traffic after port changes"; else bad "traffic after port changes"; fi
 
 kill "$pid"; wait "$pid"; rc=$?; pid=
-[ "$rc" -eq 0 ] && ok "switch stopped cleanly" || bad "switch exit $rc"
-ip -n "$a" link show va >/dev/null 2>&1 && bad "va left behind" || ok "TAP devices removed"
-[ -e "$ctl" ] && bad "socket left behind" || ok "socket removed"
+if [ "$rc" -eq 0 ]; then ok "switch stopped cleanly"; else bad "switch exit $rc"; fi
+if ip -n "$a" link show va >/dev/null 2>&1; then bad "va left behind"; else ok "TAP devices removed"; fi
+if [ -e "$ctl" ]; then bad "socket left behind"; else ok "socket removed"; fi
 [ "$fails" -eq 0 ]

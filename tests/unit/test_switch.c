@@ -336,7 +336,7 @@ static void super_case(bool v6)
 		struct voff_pkt *p = mk(&r, buf, len), *ref[64];
 		int n;
 
-		/* Port 2 still takes partial checksums: the segments keep them. */
+		/* Port 2 still takes partial checksums: segments keep them. */
 		make_tso(p, mss, v6);
 		n = voff_gso_segment(p, &o, r.pool, ref, 64);
 		CHECK_EQ(n, (int)((payload + mss - 1) / mss));
@@ -447,7 +447,7 @@ static void t_gro_ingress(void)
 	CHECK_OK(voff_switch_stats(r.sw, r.id[0], &st));
 	CHECK_EQ(st.gro_merged, 19);
 	CHECK_EQ(st.gro_out, 1);
-	/* Turning GRO off keeps the counters and forwards frames as they are. */
+	/* Turning GRO off keeps the counters. */
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, 0));
 	CHECK_OK(voff_switch_stats(r.sw, r.id[0], &st));
 	CHECK_EQ(st.gro_merged, 19);
