@@ -7,7 +7,8 @@
 #   va 10.77.0.1/24  <--TAP-->  (this namespace)  <--TAP-->  vb 10.77.0.2/24
 #      fd77::1/64                                               fd77::2/64
 #
-# TCP (bytes checked by SHA-256) and UDP over IPv4 and IPv6; super-packets
+# TCP (bytes checked by SHA-256) and UDP over IPv4 and IPv6, TCP over a
+# VLAN (tagged frames pass untouched); super-packets
 # cross whole (counters); with TSO off on the egress the same transfer
 # arrives as MTU segments; a lower gso_max_size is propagated to the other
 # TAP; every ctl command, under traffic; bad commands fail clearly; a port
@@ -112,6 +113,20 @@ if transfer udp fd77::2 50; then ok "UDP over IPv6"; else bad "UDP over IPv6"; f
 if [ "$(stat_of vb tx_super)" -gt 0 ] && [ "$(stat_of vb gso_segs)" -eq 0 ]; then
 	ok "super-packets pass whole (no segmentation)"; else bad "super-packets cut"; fi
 if vctl fdb | grep -q " va " && vctl fdb | grep -q " vb "; then ok "fdb learned both"; else bad "fdb"; fi
+
+# VLAN-tagged frames cross untouched: a VLAN device on each side (when
+# the kernel has 802.1Q).
+if ip -n "$a" link add link va name va.10 type vlan id 10 2>/dev/null; then
+	ip -n "$b" link add link vb name vb.10 type vlan id 10
+	ip -n "$a" addr add 10.78.0.1/24 dev va.10
+	ip -n "$b" addr add 10.78.0.2/24 dev vb.10
+	ip -n "$a" link set va.10 up
+	ip -n "$b" link set vb.10 up
+	if transfer tcp 10.78.0.2 4000000; then ok "TCP over VLAN 10"
+	else bad "TCP over VLAN 10"; fi
+else
+	echo "ok - # skip VLAN: no 802.1Q in this kernel"
+fi
 
 # TSO off on vb's egress: MTU segments, same bytes.
 if vctl features vb tso off; then ok "features vb tso off"; else bad "features set"; fi
