@@ -222,7 +222,8 @@ int switch_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (daemonize && daemon(0, 0) < 0) {
+	/* Keep the directory: relative --ctl and pcap paths stay valid. */
+	if (daemonize && daemon(1, 0) < 0) {
 		perror("voff switch: daemon");
 		goto err_daemon;
 	}

@@ -136,10 +136,17 @@ if [ "$(stat_of vb gso_segs)" -gt 0 ]; then ok "egress segmented in software"; e
 vctl features vb tso on
 
 # A lower limit on vb is propagated to va's device.
+segs0=$(stat_of vb gso_segs)
 if vctl limits vb gso_max_size 16000; then ok "limits set"; else bad "limits set"; fi
 if ip -n "$a" -d link show va | grep -q "gso_max_size 16000"; then ok "limit propagated to va"
 else bad "propagation: $(ip -n "$a" -d link show va | grep -o 'gso_max_size [0-9]*')"; fi
 if transfer tcp 10.77.0.2 4000000; then ok "TCP with a lower egress limit"; else bad "TCP limited"; fi
+# Propagated: va's senders build what vb takes, the switch cuts nothing.
+if [ "$(stat_of vb reseg_in)" -eq 0 ] && [ "$(stat_of vb gso_segs)" -eq "$segs0" ]; then
+	ok "nothing resegmented with propagation"
+else
+	bad "cut $(stat_of vb reseg_in)/$(stat_of vb gso_segs) despite propagation"
+fi
 if vctl limits vb | grep -q "gso_max_size: 16000"; then ok "limits show"; else bad "limits show"; fi
 vctl limits vb gso_max_size 65536
 
