@@ -34,6 +34,7 @@ struct sw_port {
 	bool l3;
 	int fd;
 	bool busy;			/* fd-less port delivered last step */
+	bool failed;			/* receive failed: no longer polled */
 	struct voff_feat_dev egress;	/* what the port takes (port.h) */
 	struct voff_limits egress_lim;
 	struct voff_feat_dev feat;	/* the switch port's own state */
@@ -340,6 +341,7 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->dev_limits = out->info.limits;
 	out->gro = p->gro != NULL;
 	out->gro_flush_timeout_ns = p->gro_timeout_ns;
+	out->failed = p->failed;
 	return 0;
 }
 
@@ -602,10 +604,19 @@ static int step(struct voff_switch *sw)
 		struct sw_port *p = &sw->p[i];
 		int n;
 
-		if (!p->port)
+		if (!p->port || p->failed)
 			continue;
 		voff_batch_init(&rx);
 		n = voff_port_rx(p->port, sw->pool, &rx);
+		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
+			/*
+			 * The device went away: stop waiting on it, or a
+			 * hung-up descriptor would spin the loop.
+			 */
+			p->failed = true;
+			if (p->fd >= 0)
+				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+		}
 		for (unsigned int k = 0; k < rx.n; k++)
 			ingress(sw, i, rx.pkts[k], now);
 		if (p->gro && voff_gro_flush(p->gro, now))

@@ -262,17 +262,19 @@ static void port_line(FILE *f, bool json,
 	voff_port_off_format(pi->info.rx_off, rx, sizeof(rx));
 	voff_port_off_format(pi->info.tx_off, tx, sizeof(tx));
 	if (!json) {
-		fprintf(f, "%-3u %-16s %-6s ifindex %-4u rx %s tx %s gro %s\n",
+		fprintf(f, "%-3u %-16s %-6s ifindex %-4u rx %s tx %s "
+			   "gro %s%s\n",
 			pi->id, pi->name, voff_port_kind_name(pi->info.kind),
-			pi->info.ifindex, rx, tx, pi->gro ? "on" : "off");
+			pi->info.ifindex, rx, tx, pi->gro ? "on" : "off",
+			pi->failed ? " FAILED" : "");
 		return;
 	}
 	fprintf(f, "%s{\"id\":%u,\"name\":", first ? "" : ",", pi->id);
 	jstr(f, pi->name);
 	fprintf(f, ",\"kind\":\"%s\",\"ifindex\":%u,\"rx_offloads\":\"%s\","
-		   "\"tx_offloads\":\"%s\",\"gro\":%s}",
+		   "\"tx_offloads\":\"%s\",\"gro\":%s,\"failed\":%s}",
 		voff_port_kind_name(pi->info.kind), pi->info.ifindex, rx, tx,
-		pi->gro ? "true" : "false");
+		pi->gro ? "true" : "false", pi->failed ? "true" : "false");
 }
 
 static int cmd_ports(struct voff_switch *sw, char **w, int n, FILE *f,
