@@ -331,8 +331,9 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
  *		packet (NAME an interface, NETNS a namespace under
  *		/var/run/netns), or pcap:FILE[,sink=FILE]; options gro=on|off,
  *		gro_flush_timeout=NS, gso_max_size=N, gso_max_segs=N,
- *		gro_max_size=N.  TAP/TUN devices are created (or attached to
- *		when they exist) and set up; the port is named NAME.
+ *		gro_max_size=N.  TAP/TUN devices are created (a persistent
+ *		one of that name is attached to) and set up; the port is
+ *		named NAME.
  * @id:		optional: receives the port id
  *
  * Return: 0; -EINVAL for a malformed spec; -EEXIST for a name in use; the
