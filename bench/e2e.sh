@@ -64,16 +64,19 @@ setup_bridge() {
 	reset_ns
 	ip netns add "$m"
 	ip -n "$m" link add br0 type bridge
-	ip -n "$m" link add ma type veth peer name va netns "$a"
-	ip -n "$m" link add mb type veth peer name vb netns "$b"
-	for l in br0 ma mb; do ip -n "$m" link set "$l" up; done
-	ip -n "$m" link set ma master br0
-	ip -n "$m" link set mb master br0
+	ip -n "$m" link add ea0 type veth peer name va
+	ip -n "$m" link add eb0 type veth peer name vb
+	ip -n "$m" link set va netns "$a"
+	ip -n "$m" link set vb netns "$b"
+	for l in br0 ea0 eb0; do ip -n "$m" link set "$l" up; done
+	ip -n "$m" link set ea0 master br0
+	ip -n "$m" link set eb0 master br0
 	addrs
 }
 setup_veth() {
 	reset_ns
-	ip -n "$a" link add va type veth peer name vb netns "$b"
+	ip -n "$a" link add va type veth peer name vb
+	ip -n "$a" link set vb netns "$b"
 	addrs
 }
 vctl() { "$voff" ctl --ctl "$ctl" "$@" >/dev/null; }
