@@ -31,7 +31,8 @@ fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 if [[ $(id -u) -ne 0 ]]; then
-	echo "bootstrap: missing packages: ${missing[*]} (run as root to install)" >&2
+	echo "bootstrap: missing packages: ${missing[*]}" \
+		"(run as root to install)" >&2
 	exit 1
 fi
 echo "bootstrap: installing ${missing[*]}"
@@ -41,7 +42,8 @@ if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" \
 	apt-get update -qq >>/tmp/voff-bootstrap.log 2>&1
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" \
 		>>/tmp/voff-bootstrap.log 2>&1 || {
-		echo "bootstrap: apt-get failed, see /tmp/voff-bootstrap.log" >&2
+		echo "bootstrap: apt-get failed," \
+			"see /tmp/voff-bootstrap.log" >&2
 		exit 1
 	}
 fi

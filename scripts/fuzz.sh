@@ -85,7 +85,8 @@ if [[ $rc -ne 0 || $after -ne $before ]]; then
 	echo "fuzz.sh: FINDING (exit $rc); artifacts in $artifacts:" >&2
 	find "$artifacts" -maxdepth 1 -name "$target-*" \
 		-newer "$scratch.stamp" >&2
-	grep -E "ERROR|runtime error|fuzz_$target:|SUMMARY" "$log" | head -20 >&2
+	grep -E "ERROR|runtime error|fuzz_$target:|SUMMARY" "$log" |
+		head -20 >&2
 	exit 1
 fi
 exit 0

@@ -223,7 +223,9 @@ int voff_csum_complete_at(uint8_t *data, size_t len, size_t start,
  * checksum is now in the bytes, as after skb_checksum_help()).  Other
  * states are left alone.  GSO packets are refused: segment them first.
  *
- * Return: 0, -EINVAL for a field outside the data or a GSO packet.
+ * Return: 0, -EINVAL for a field outside the data or a GSO packet
+ * (then @pkt is unchanged).
+ * Ownership: borrows @pkt.
  */
 int voff_pkt_csum_complete(struct voff_pkt *pkt);
 

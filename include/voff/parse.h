@@ -235,6 +235,7 @@ int voff_parse(const uint8_t *data, size_t len, enum voff_parse_start start,
  * @out:	optional (may be NULL): receives the full parse result
  *
  * Return: as voff_parse().
+ * Ownership: borrows @pkt.
  */
 int voff_pkt_parse(struct voff_pkt *pkt, enum voff_parse_start start,
 		   struct voff_parsed *out);
@@ -247,6 +248,7 @@ int voff_pkt_parse(struct voff_pkt *pkt, enum voff_parse_start start,
  *
  * For callers that parse into their own struct voff_parsed (to look at it
  * first) and then apply it, as voff_pkt_parse() does.  Touches nothing else.
+ * Ownership: borrows @pkt.
  */
 void voff_pkt_set_offsets(struct voff_pkt *pkt, const struct voff_parsed *p);
 

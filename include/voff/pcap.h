@@ -33,7 +33,8 @@ struct voff_pcap;
  * @errbuf:	optional buffer for libpcap's message on failure (may be NULL)
  * @errlen:	its size
  *
- * Return: 0, -ENOENT/-EACCES/-EIO when the file cannot be opened,
+ * Return: 0, -EINVAL for a NULL @out or @path, -ENOMEM,
+ * -ENOENT/-EACCES/-EIO when the file cannot be opened or read,
  * VOFF_E_PCAP_FORMAT when it is not a capture, VOFF_E_PCAP_LINKTYPE when its
  * link type is neither Ethernet nor raw IP.
  */
@@ -46,7 +47,8 @@ int voff_pcap_open_read(struct voff_pcap **out, const char *path,
  * @path:	file name ("-" for standard output); truncated if it exists
  * @start:	VOFF_PARSE_ETH for Ethernet, VOFF_PARSE_IP for raw IP
  *
- * Return: 0 or a negative errno.
+ * Return: 0, -EINVAL for a NULL @out or @path or a bad @start, or a
+ * negative errno from creating or writing the file.
  */
 int voff_pcap_open_write(struct voff_pcap **out, const char *path,
 			 enum voff_parse_start start);
@@ -66,7 +68,10 @@ enum voff_parse_start voff_pcap_start(const struct voff_pcap *pc);
  * Return: 1 when a frame was read, 0 at end of file, VOFF_E_PCAP_SNAP when
  * the stored frame is shorter than its original length (it is still
  * returned in @pkt, as captured), VOFF_E_TOO_BIG when it does not fit in
- * @pkt (skipped, @pkt empty), VOFF_E_PCAP_FORMAT on a damaged file.
+ * @pkt (skipped, @pkt empty), VOFF_E_PCAP_FORMAT on a damaged file, -EIO
+ * when the file cannot be read, -EINVAL for a NULL argument or a handle
+ * opened for writing.
+ * Ownership: borrows @pkt, which stays the caller's.
  */
 int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
 
@@ -75,13 +80,19 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
  * @pc:		a write handle
  * @pkt:	the frame (borrowed); its @rx_ns is the timestamp (0 = now)
  *
- * Return: 0 or -EIO.
+ * Return: 0, -EIO, or -EINVAL for a NULL argument or a read handle.
+ * Ownership: borrows @pkt.
  */
 int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt);
 
 /**
  * voff_pcap_write_raw() - append @len bytes as one frame at time @ns
- * Return: 0 or -EIO.
+ *
+ * Frames longer than VOFF_PCAP_SNAPLEN are stored cut to it, with @len as
+ * their original length.  @ns 0 means now (CLOCK_REALTIME).
+ *
+ * Return: 0, -EIO, or -EINVAL for a read handle or NULL @data with a
+ * non-zero @len.
  */
 int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
 			uint32_t len, uint64_t ns);

@@ -51,7 +51,7 @@
 extern "C" {
 #endif
 
-/* Headroom guaranteed in front of the data of every freshly allocated packet. */
+/* Headroom guaranteed in front of the data of every newly allocated packet. */
 #define VOFF_PKT_HEADROOM 256
 /* Largest frame voff handles: a 64 KiB IP datagram plus L2 and tunnel room. */
 #define VOFF_PKT_MAX_FRAME (65535 + 14 + 8 + 256)
@@ -157,7 +157,7 @@ struct voff_pkt {
 	struct voff_pkt *next;
 };
 
-/* ---- pools ---------------------------------------------------------------- */
+/* ---- pools --------------------------------------------------------------- */
 
 /**
  * voff_pool_new() - create a fixed pool of packet buffers
@@ -190,7 +190,7 @@ unsigned int voff_pool_in_use(const struct voff_pool *pool);
 /** voff_pool_capacity() - total packets in @pool */
 unsigned int voff_pool_capacity(const struct voff_pool *pool);
 
-/** voff_pool_data_room() - data bytes each packet of @pool holds (no headroom) */
+/** voff_pool_data_room() - data bytes a packet of @pool holds (no headroom) */
 unsigned int voff_pool_data_room(const struct voff_pool *pool);
 
 /**
@@ -231,7 +231,7 @@ void voff_pkt_free(struct voff_pkt *pkt);
  */
 void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n);
 
-/* ---- packets over caller memory ------------------------------------------- */
+/* ---- packets over caller memory ------------------------------------------ */
 
 /**
  * voff_pkt_init_ext() - describe caller memory as a packet
@@ -250,7 +250,7 @@ void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n);
 int voff_pkt_init_ext(struct voff_pkt *pkt, void *buf, uint32_t buf_size,
 		      uint32_t headroom, uint32_t len);
 
-/* ---- data access and resizing --------------------------------------------- */
+/* ---- data access and resizing -------------------------------------------- */
 
 /** voff_pkt_data() - first data byte */
 static inline uint8_t *voff_pkt_data(const struct voff_pkt *pkt)
@@ -279,33 +279,48 @@ static inline uint32_t voff_pkt_tailroom(const struct voff_pkt *pkt)
  * bytes.  The new bytes are not initialised.
  *
  * Return: pointer to the new first byte, or NULL when the headroom is
- * smaller than @n (the packet is unchanged).
+ * smaller than @n or when a set offset would reach VOFF_OFF_NONE, or a
+ * partial checksum's csum_start or a non-zero hdr_len would pass 0xFFFF
+ * (the packet is unchanged).
+ * Ownership: borrows @pkt.
  */
 uint8_t *voff_pkt_push(struct voff_pkt *pkt, uint32_t n);
 
 /**
  * voff_pkt_pull() - strip @n bytes from the front
+ * @pkt:	the packet
+ * @n:		bytes to strip
  *
  * Offsets that pointed into the stripped bytes become VOFF_OFF_NONE (and a
  * partial checksum starting there becomes VOFF_CSUM_NONE); the others
  * shrink by @n.
  *
  * Return: pointer to the new first byte, or NULL when @n > len (unchanged).
+ * Ownership: borrows @pkt.
  */
 uint8_t *voff_pkt_pull(struct voff_pkt *pkt, uint32_t n);
 
 /**
  * voff_pkt_put() - grow the data at the end by @n bytes
+ * @pkt:	the packet
+ * @n:		bytes to append
  *
  * Return: pointer to the first new byte (not initialised), or NULL when the
  * tailroom is smaller than @n (the packet is unchanged).
+ * Ownership: borrows @pkt.
  */
 uint8_t *voff_pkt_put(struct voff_pkt *pkt, uint32_t n);
 
 /**
  * voff_pkt_trim() - cut the data to @len bytes
+ * @pkt:	the packet
+ * @len:	the new length
+ *
+ * Offsets and csum_start are not touched, even when they now point past
+ * the data: callers that trim into the headers must clear them.
  *
  * Return: 0, or -EINVAL when @len exceeds the current length.
+ * Ownership: borrows @pkt.
  */
 int voff_pkt_trim(struct voff_pkt *pkt, uint32_t len);
 
@@ -319,6 +334,7 @@ int voff_pkt_trim(struct voff_pkt *pkt, uint32_t len);
  * Metadata and offsets are reset as by voff_pkt_reset().
  *
  * Return: 0, or VOFF_E_TOO_BIG when @len does not fit (packet unchanged).
+ * Ownership: borrows @pkt; @data may lie in @pkt's own buffer.
  */
 int voff_pkt_set_data(struct voff_pkt *pkt, const void *data, uint32_t len);
 
@@ -328,11 +344,13 @@ int voff_pkt_set_data(struct voff_pkt *pkt, const void *data, uint32_t len);
  * Data length 0, headroom back to VOFF_PKT_HEADROOM where the buffer allows,
  * offsets VOFF_OFF_NONE, checksum state NONE, no GSO.  @port, @pool,
  * @source and the buffer are kept.
+ * Ownership: borrows @pkt (it is not freed).
  */
 void voff_pkt_reset(struct voff_pkt *pkt);
 
 /**
  * voff_pkt_clear_meta() - clear offsets and offload metadata, keep the data
+ * Ownership: borrows @pkt.
  */
 void voff_pkt_clear_meta(struct voff_pkt *pkt);
 
@@ -341,6 +359,7 @@ void voff_pkt_clear_meta(struct voff_pkt *pkt);
  *
  * Copies offsets, csum state, csum_start/offset, GSO fields, hdr_len, port,
  * hash and rx_ns.  Leaves @dst's buffer, data and pool alone.
+ * Ownership: borrows both packets.
  */
 void voff_pkt_copy_meta(struct voff_pkt *dst, const struct voff_pkt *src);
 
@@ -363,7 +382,7 @@ static inline bool voff_pkt_is_gso(const struct voff_pkt *pkt)
 	return pkt->gso_type != 0 && pkt->gso_size != 0;
 }
 
-/* ---- batches -------------------------------------------------------------- */
+/* ---- batches ------------------------------------------------------------- */
 
 /* Packets a batch holds: a receive burst, a GSO output, a sendmmsg call. */
 #define VOFF_BATCH_MAX 64
@@ -409,7 +428,7 @@ static inline int voff_batch_add(struct voff_batch *b, struct voff_pkt *pkt)
 /** voff_batch_free() - free every packet of @b and empty it */
 void voff_batch_free(struct voff_batch *b);
 
-/* ---- scatter-gather views -------------------------------------------------- */
+/* ---- scatter-gather views ------------------------------------------------ */
 
 /**
  * struct voff_sg - an iovec list over caller storage

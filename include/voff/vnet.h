@@ -160,7 +160,8 @@ VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire) == VOFF_VNET_HDR_LEN,
 	       "virtio_net_hdr is 10 bytes");
 VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_mrg) == VOFF_VNET_HDR_MRG_LEN,
 	       "virtio_net_hdr_mrg_rxbuf is 12 bytes");
-VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_hash) == VOFF_VNET_HDR_HASH_LEN,
+VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_hash) ==
+		    VOFF_VNET_HDR_HASH_LEN,
 	       "virtio_net_hdr_v1_hash is 20 bytes");
 VOFF__STATIC_ASSERT(sizeof(struct voff_vnet_wire_tnl) == VOFF_VNET_HDR_TNL_LEN,
 	       "virtio_net_hdr_v1_hash_tunnel is 24 bytes");
@@ -306,12 +307,14 @@ int voff_vnet_hdr_write(const struct voff_vnet_cfg *cfg,
  * DATA_VALID on a receive channel, else NONE), gso_type (VOFF_GSO_* bits),
  * gso_size, gso_segs (computed exactly) and hdr_len (the parsed header
  * length for GSO, 0 otherwise; the header's hdr_len is never trusted),
- * and hash (hash_value on a receive channel when hash_report is set).
+ * and, on a receive channel with a 20 or 24-byte header, hash
+ * (hash_value when hash_report is set, else 0; other channels leave it).
  * A GSO header whose payload fits one segment gives a plain frame (no
  * gso_type), as the kernel treats it.  The packet data is not modified.
  *
- * Return: 0; -EINVAL for a bad @cfg; VOFF_E_VNET_* for a header the
- * validator rejects; a parser VOFF_E_* code when the header claims an
+ * Return: 0; -EINVAL for a bad @cfg; VOFF_E_VNET_TRUNC when @hdr_avail is
+ * smaller than the header; VOFF_E_VNET_* for a header the validator
+ * rejects; a parser VOFF_E_* code when the header claims an
  * offload and the frame does not parse.  On failure @pkt is untouched.
  * Ownership: borrows @pkt.
  */
@@ -365,8 +368,10 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
  * voff_vnet_pkt_push() - encode @pkt's header into its headroom
  *
  * Return: as voff_vnet_encode(); VOFF_E_NO_HEADROOM when the headroom is
- * smaller than the header.  On success the data starts with the header
- * and header offsets moved with it (see voff_pkt_push()).
+ * smaller than the header; VOFF_E_HDR_OFF when voff_pkt_push() refuses
+ * because a set offset would pass 16 bits.  Nothing changes on failure.
+ * On success the data starts with the header and header offsets moved
+ * with it (see voff_pkt_push()).
  * Ownership: borrows @pkt.
  */
 int voff_vnet_pkt_push(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt);

@@ -126,7 +126,10 @@ enum voff_xmit_reason {
  * @csum_proto:	4 or 6: the IP version of the checksummed L4 (the inner one
  *		when encapsulated), 0 when not IP
  * @flags:	VOFF_XMIT_I_*
- * @hdr_len:	bytes before the (innermost) L4 payload, 0 when unknown
+ * @hdr_len:	bytes before the payload the offloads apply to: after the
+ *		inner L4 header with ENCAP, else after the outer one (for a
+ *		tunnel frame without ENCAP the tunnel is payload); 0 when
+ *		unknown
  */
 struct voff_xmit_info {
 	uint8_t l3_proto;

@@ -11,7 +11,7 @@
  * accumulator, folded back to 16 bits, is the same checksum.  The portable
  * routine does just that, four independent accumulators deep so the adds
  * do not wait on each other; memcpy() makes the unaligned loads legal C
- * and compiles to plain moves.  The vector routines (csum_x86.c) follow the
+ * and compiles to plain moves.  The vector routines (csum_simd.c) follow the
  * same plan with wider loads.
  *
  * Words are loaded in host order from the start of the buffer, never from
@@ -108,7 +108,8 @@ uint32_t voff_csum_portable(const void *buf, size_t len, uint32_t sum)
 	while (len) {
 		size_t n = len < PORTABLE_CHUNK ? len : PORTABLE_CHUNK;
 
-		sum = voff_csum_add(sum, voff__csum_fold64(portable_chunk(p, n)));
+		sum = voff_csum_add(sum,
+				    voff__csum_fold64(portable_chunk(p, n)));
 		p += n;
 		len -= n;
 	}

@@ -41,9 +41,10 @@ static const struct {
 	{ ENETDOWN, "enetdown" }, { EBADMSG, "ebadmsg" },
 };
 
+/* Compared, never negated: -INT_MIN would overflow. */
 bool voff_err_is_voff(int err)
 {
-	return err < -VOFF_E_BASE && -err < VOFF__E_LAST;
+	return err < -VOFF_E_BASE && err > -(int)VOFF__E_LAST;
 }
 
 const char *voff_strerror(int err)
@@ -65,7 +66,7 @@ const char *voff_err_name(int err)
 		return names[-err - VOFF_E_BASE];
 	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]);
 	     i++)
-		if (errno_names[i].err == -err)
+		if (-errno_names[i].err == err)
 			return errno_names[i].name;
 	return err < 0 && err > -VOFF_E_BASE ? "errno" : "unknown";
 }

@@ -6,7 +6,10 @@
  *
  * DOC: Theory of Operation
  *
- * Each frame goes through four steps:
+ * A frame that continues the run of the flow the previous frame merged
+ * into is first tried on the fast path (below: a masked compare with that
+ * frame's headers and four field checks); any other frame, and any frame
+ * the fast path declines, goes through four steps:
  *
  *  1. parse(): a single bounds-checked pass over Ethernet, up to four VLAN
  *     tags, IPv4 or IPv6 (hop-by-hop, routing and destination options
@@ -73,6 +76,39 @@ static const struct voff__gro_ops *const gro_ops[GRO_L4_COUNT] = {
 	[GRO_UDP] = &voff__gro_udp_ops,
 };
 
+/* Longest header block (L2 .. end of TCP) the fast path takes. */
+#define FAST_MAX 128
+#define FAST_WORDS (FAST_MAX / 8)
+
+/**
+ * struct gro_fast - the header template of the flow being merged in a run
+ * @flow:	flow entry index, or GRO_NIL (no template)
+ * @hdr_len:	header bytes (the head's payload offset), 8 .. FAST_MAX
+ * @nw:		8-byte words compared; the last one ends at @hdr_len and
+ *		may overlap the one before
+ * @l3_off, @l4_off: header offsets
+ * @ver:	4 or 6
+ * @ipsum:	IPv4: sum of the header's 16-bit words other than total
+ *		length, ID and checksum (native order, unfolded)
+ * @tmpl:	header words of a merged segment, AND-ed with @mask
+ * @mask:	all-ones over the bytes that must be equal, zero over the
+ *		bytes that change per segment (IP length, ID and checksum,
+ *		TCP sequence number and checksum)
+ *
+ * See fast_receive().
+ */
+struct gro_fast {
+	uint32_t flow;
+	uint16_t hdr_len;
+	uint16_t nw;
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint8_t ver;
+	uint64_t ipsum;
+	uint64_t tmpl[FAST_WORDS];
+	uint64_t mask[FAST_WORDS];
+};
+
 struct voff_gro {
 	struct voff_gro_config cfg;
 	struct voff_pool *pool;
@@ -83,6 +119,7 @@ struct voff_gro {
 	uint32_t oldest;
 	uint32_t newest;
 	uint32_t last;		/* flow of the latest lookup, a cache */
+	struct gro_fast fast;	/* template of the flow in a run */
 	unsigned int nflows;
 	struct voff_pkt *q_head;
 	struct voff_pkt *q_tail;
@@ -165,6 +202,7 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	g->oldest = GRO_NIL;
 	g->newest = GRO_NIL;
 	g->last = GRO_NIL;
+	g->fast.flow = GRO_NIL;
 	*out = g;
 	return 0;
 
@@ -526,6 +564,8 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 	uint32_t idx = (uint32_t)(f - g->flows);
 	uint32_t *pp = &g->buckets[f->hash & g->bucket_mask];
 
+	if (g->fast.flow == idx)
+		g->fast.flow = GRO_NIL;
 	while (*pp != idx)
 		pp = &g->flows[*pp].hnext;
 	*pp = f->hnext;
@@ -836,6 +876,154 @@ static bool expired(const struct voff_gro *g, const struct gro_flow *f,
 		       (int64_t)g->cfg.flush_timeout_ns;
 }
 
+/* ---- the fast path ------------------------------------------------------ */
+
+/*
+ * The common case of a receive burst is the next in-sequence segment of
+ * the flow the previous frame merged into.  Its header block then equals
+ * that frame's byte for byte, except the IP length, IPv4 ID and header
+ * checksum and the TCP sequence number and checksum.  fast_receive()
+ * checks exactly that with a few masked 8-byte compares against a
+ * template of the flow's last merged segment, then the changing fields
+ * against the flow's state, instead of parsing and applying each rule.
+ *
+ * It accepts only frames the full path would merge with the same effect:
+ * equal bytes mean the same layout (L2, IHL, extension headers, data
+ * offset: so the same offsets and flow key) and equal compared fields
+ * (TTL, TOS, DF, flow label, ack, flag word, options: that frame joined,
+ * so they equal the head's); the IPv4 header checksum is checked from the
+ * template's sum of the fixed words; the checksum must be trusted (VALID
+ * or PARTIAL), no FIN/PSH (the flag byte is compared whole), no expiry,
+ * room in the limits and, in copy mode, in the head's buffer.  Anything
+ * else takes the full path, which is always right.  A template exists only
+ * from the second consecutive merge of one flow on, so interleaved flows
+ * pay nothing to build it; flushing its flow drops it.
+ */
+
+static uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* Make @s, which is about to join @f, the template of the fast path. */
+static void fast_build(struct voff_gro *g, const struct gro_flow *f,
+		       const struct gro_seg *s)
+{
+	struct gro_fast *fa = &g->fast;
+	uint8_t m[FAST_MAX];
+	unsigned int n = s->pay_off;
+	const uint8_t *ip = s->data + s->l3_off;
+
+	if (n < 8 || n > FAST_MAX || f->l4 != GRO_TCP)
+		return;
+	memset(m, 0xFF, n);
+	if (s->ver == 4) {
+		memset(m + s->l3_off + 2, 0, 4);	/* length, ID */
+		memset(m + s->l3_off + 10, 0, 2);	/* header checksum */
+		fa->ipsum = 0;
+		for (unsigned int k = 0; k < 20; k += 2)
+			if (k != 2 && k != 4 && k != 10)
+				fa->ipsum += ld16(ip + k);
+	} else {
+		memset(m + s->l3_off + 4, 0, 2);	/* payload length */
+	}
+	memset(m + s->l4_off + 4, 0, 4);		/* sequence number */
+	memset(m + s->l4_off + 16, 0, 2);		/* checksum */
+	fa->nw = (uint16_t)((n + 7) / 8);
+	for (unsigned int i = 0; i < fa->nw; i++) {
+		unsigned int off = i + 1 < fa->nw ? 8 * i : n - 8;
+
+		memcpy(&fa->mask[i], m + off, 8);
+		memcpy(&fa->tmpl[i], s->data + off, 8);
+		fa->tmpl[i] &= fa->mask[i];
+	}
+	fa->hdr_len = (uint16_t)n;
+	fa->l3_off = s->l3_off;
+	fa->l4_off = s->l4_off;
+	fa->ver = s->ver;
+	fa->flow = (uint32_t)(f - g->flows);
+}
+
+/* The changing fields of a frame whose other header bytes matched. */
+static bool fast_fields(const struct voff_gro *g, const struct gro_flow *f,
+			const uint8_t *d, uint32_t len)
+{
+	const struct gro_fast *fa = &g->fast;
+	const uint8_t *ip = d + fa->l3_off;
+	uint32_t l3_len = len - fa->l3_off;
+
+	if (fa->ver == 4) {
+		uint16_t step = f->idmode == GRO_ID_FIXED ? 0 : f->count;
+		uint16_t id = (uint16_t)(f->first_id + step);
+		uint64_t sum;
+
+		if (gro_get16(ip + 2) != l3_len || gro_get16(ip + 4) != id)
+			return false;
+		sum = fa->ipsum + ld16(ip + 2) + ld16(ip + 4) + ld16(ip + 10);
+		sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+		if (voff_csum_fold((uint32_t)sum) != 0)
+			return false;
+	} else if (gro_get16(ip + 4) != l3_len - 40) {
+		return false;
+	}
+	return gro_get32(d + fa->l4_off + 4) == f->next_seq;
+}
+
+/* Merge @pkt on the fast path; false when the full path must look. */
+static bool fast_receive(struct voff_gro *g, struct voff_pkt *pkt,
+			 uint64_t now_ns)
+{
+	const struct gro_fast *fa = &g->fast;
+	struct gro_flow *f;
+	const uint8_t *d;
+	uint64_t w, diff = 0;
+	uint32_t pay_len;
+	unsigned int i;
+
+	if (fa->flow == GRO_NIL || !csum_trusted(pkt) || pkt->gso_type ||
+	    voff_pkt_is_gso(pkt) || pkt->len <= fa->hdr_len)
+		return false;
+	f = &g->flows[fa->flow];
+	pay_len = pkt->len - fa->hdr_len;
+	if (pay_len > f->gso_size)
+		return false;
+	d = voff_pkt_data(pkt);
+	for (i = 0; i + 1 < fa->nw; i++) {
+		memcpy(&w, d + 8 * i, 8);
+		diff |= (w & fa->mask[i]) ^ fa->tmpl[i];
+	}
+	memcpy(&w, d + fa->hdr_len - 8, 8);
+	diff |= (w & fa->mask[i]) ^ fa->tmpl[i];
+	if (diff || !fast_fields(g, f, d, pkt->len) ||
+	    f->l3_len + pay_len > g->cfg.max_size ||
+	    f->count >= g->cfg.max_segs || expired(g, f, now_ns))
+		return false;
+	if (g->cfg.sg) {
+		f->tail->next = pkt;
+		pkt->next = NULL;
+		f->tail = pkt;
+	} else {
+		struct voff_pkt *hd = f->head;
+
+		if (voff_pkt_tailroom(hd) < pay_len)
+			return false;
+		memcpy(voff_pkt_data(hd) + hd->len, d + fa->hdr_len, pay_len);
+		hd->len += pay_len;
+		voff_pkt_free(pkt);
+	}
+	f->l3_len += pay_len;
+	f->count++;
+	f->next_seq += pay_len;
+	g->st.in++;
+	g->st.merged++;
+	if (pay_len < f->gso_size || f->count >= g->cfg.max_segs)
+		flush_flow(g, f);
+	return true;
+}
+
 int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 		     uint64_t now_ns)
 {
@@ -845,10 +1033,13 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 	unsigned int kl = 0;
 	bool bad_ip = false, ok;
 	enum cls c;
-	uint32_t h;
+	uint32_t h, prev;
 
 	if (!gro || !pkt)
 		return -EINVAL;
+	if (fast_receive(gro, pkt, now_ns))
+		return VOFF_GRO_MERGED;
+	prev = gro->last;
 	gro->st.in++;
 	c = parse(gro, pkt, &s, key, &kl, &bad_ip);
 	if (c == C_NONE)
@@ -872,6 +1063,9 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 	    gro_ops[s.l4]->check(f, &s) == GRO_JOIN &&
 	    f->l3_len + s.pay_len <= gro->cfg.max_size &&
 	    f->count < gro->cfg.max_segs) {
+		/* A second merge in a row: the rest of the run goes fast. */
+		if (prev == (uint32_t)(f - gro->flows) && csum_trusted(pkt))
+			fast_build(gro, f, &s);
 		switch (merge(gro, f, pkt, &s, mode)) {
 		case M_DONE:
 			gro->st.merged++;

@@ -9,6 +9,7 @@
  * for the model and the ownership rules.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,9 +242,33 @@ static void shift_offsets(struct voff_pkt *pkt, long delta)
 	}
 }
 
+/* Whether @off, when set, still names a byte below VOFF_OFF_NONE + @n. */
+static bool off_fits(uint16_t off, uint32_t n)
+{
+	return off == VOFF_OFF_NONE || (uint32_t)off + n < VOFF_OFF_NONE;
+}
+
+/*
+ * Whether every set offset, the partial checksum's start and hdr_len stay
+ * representable after a push of @n: shift_offsets() would otherwise drop
+ * them, and a dropped partial checksum is a frame sent unchecksummed.
+ */
+static bool push_fits(const struct voff_pkt *pkt, uint32_t n)
+{
+	if (!off_fits(pkt->l2_off, n) || !off_fits(pkt->l3_off, n) ||
+	    !off_fits(pkt->l4_off, n) || !off_fits(pkt->inner_l2_off, n) ||
+	    !off_fits(pkt->inner_l3_off, n) ||
+	    !off_fits(pkt->inner_l4_off, n) || !off_fits(pkt->payload_off, n))
+		return false;
+	if (pkt->csum == VOFF_CSUM_PARTIAL &&
+	    (uint32_t)pkt->csum_start + n > 0xFFFF)
+		return false;
+	return !pkt->hdr_len || (uint32_t)pkt->hdr_len + n <= 0xFFFF;
+}
+
 uint8_t *voff_pkt_push(struct voff_pkt *pkt, uint32_t n)
 {
-	if (n > pkt->data_off)
+	if (n > pkt->data_off || !push_fits(pkt, n))
 		return NULL;
 	pkt->data_off -= n;
 	pkt->len += n;

@@ -277,7 +277,7 @@ static int check_kernel_csum(const struct voff_vnet_cfg *cfg,
 			     const struct gso_kind *k, size_t len)
 {
 	uint32_t thlen = 0, nh_min = IPV4_MIN, need, cs = h->csum_start;
-	uint32_t co = h->csum_offset;
+	uint32_t co = h->csum_offset, oth_min;
 
 	if (!(h->flags & VOFF_VNET_F_NEEDS_CSUM))
 		return 0;
@@ -295,8 +295,9 @@ static int check_kernel_csum(const struct voff_vnet_cfg *cfg,
 	if (!k->outer)
 		return 0;
 	/* Tunnel GSO: outer L4 after the outer IP, inner IP after it. */
-	if (h->outer_th_offset < (cfg->mode == VOFF_VNET_L2 ? ETH_HLEN : 0) +
-					 (k->outer == 4 ? IPV4_MIN : IPV6_LEN) ||
+	oth_min = (cfg->mode == VOFF_VNET_L2 ? ETH_HLEN : 0) +
+		  (k->outer == 4 ? IPV4_MIN : IPV6_LEN);
+	if (h->outer_th_offset < oth_min ||
 	    h->inner_nh_offset < (uint32_t)h->outer_th_offset + UDP_LEN ||
 	    cs < (uint32_t)h->inner_nh_offset + nh_min)
 		return VOFF_E_VNET_TNL_OFFSETS;
@@ -384,8 +385,8 @@ static bool l4_matches(const struct l4ref *l, uint8_t base)
 
 /* gso_type against the parsed protocols; tunnel offsets against the tunnel. */
 static int check_gso_proto(const struct voff_vnet_hdr *h,
-			   const struct gso_kind *k, const struct voff_parsed *p,
-			   struct l4ref *l4)
+			   const struct gso_kind *k,
+			   const struct voff_parsed *p, struct l4ref *l4)
 {
 	if (!k->outer) {
 		*l4 = outer_l4(p);
@@ -454,22 +455,42 @@ static uint32_t gso_bits(const struct voff_vnet_hdr *h,
 }
 
 /*
+ * One past the IP packet that holds the segmented L4 header: the outer
+ * one, or for tunnel GSO the inner one, which may end before the outer
+ * (the parser allows it).  The parser has checked the length fields.
+ */
+static uint32_t gso_ip_end(const struct gso_kind *k,
+			   const struct voff_parsed *p, const uint8_t *frame)
+{
+	const uint8_t *ip;
+
+	if (!k->outer)
+		return p->l3_end;
+	ip = frame + p->inner_l3_off;
+	if (p->inner_l3_proto == 4)
+		return (uint32_t)p->inner_l3_off + get16(false, ip + 2);
+	return (uint32_t)p->inner_l3_off + IPV6_LEN + get16(false, ip + 4);
+}
+
+/*
  * Segment count.  The payload is what follows the headers up to the end of
  * the IP packet; for UFO the kernel counts the UDP header in it.  A payload
  * that fits one segment makes a plain frame, as in the kernel, and may be
- * followed by Ethernet padding; a real super-packet may not.
+ * followed by Ethernet padding; a real super-packet may not, nor may a
+ * tunnel super-packet have bytes between its inner and outer ends.
  */
 static int check_segs(const struct voff_vnet_cfg *cfg,
 		      const struct voff_vnet_hdr *h, const struct gso_kind *k,
 		      const struct voff_parsed *p, const struct l4ref *l4,
-		      size_t len, struct verdict *v)
+		      const uint8_t *frame, size_t len, struct verdict *v)
 {
-	uint32_t end = layer_end(p, l4->off), payload, segs;
+	uint32_t end = layer_end(p, l4->off), ip_end, payload, segs;
 	uint32_t max = cfg->max_segs ? cfg->max_segs : VOFF_VNET_GSO_MAX_SEGS;
 
-	if (end == 0 || end > p->l3_end)
+	ip_end = gso_ip_end(k, p, frame);
+	if (end == 0 || end > ip_end)
 		return VOFF_E_VNET_GSO_PROTO;
-	payload = p->l3_end - end;
+	payload = ip_end - end;
 	if (k->base == VOFF_VNET_GSO_UDP)
 		payload += UDP_LEN;
 	if (k->base == VOFF_VNET_GSO_UDP_L4 &&
@@ -478,7 +499,7 @@ static int check_segs(const struct voff_vnet_cfg *cfg,
 	if (payload <= h->gso_size)
 		return 0;
 	/* Bytes after the IP packet would be cut into segments as payload. */
-	if (p->l3_end != len)
+	if (p->l3_end != len || ip_end != p->l3_end)
 		return VOFF_E_VNET_GSO_PADDED;
 	segs = (payload + h->gso_size - 1) / h->gso_size;
 	if (segs > max)
@@ -493,7 +514,7 @@ static int check_segs(const struct voff_vnet_cfg *cfg,
 /* Stage 3: everything that needs the parsed frame. */
 static int check_parsed(const struct voff_vnet_cfg *cfg,
 			const struct voff_vnet_hdr *h, const struct gso_kind *k,
-			size_t len, struct verdict *v)
+			const uint8_t *frame, size_t len, struct verdict *v)
 {
 	const struct voff_parsed *p = &v->p;
 	struct l4ref l4 = { 0, 0, VOFF_OFF_NONE, false };
@@ -514,7 +535,7 @@ static int check_parsed(const struct voff_vnet_cfg *cfg,
 	}
 	if (k->base == VOFF_VNET_GSO_NONE)
 		return 0;
-	return check_segs(cfg, h, k, p, &l4, len, v);
+	return check_segs(cfg, h, k, p, &l4, frame, len, v);
 }
 
 static int check_hash(const struct voff_vnet_cfg *cfg,
@@ -565,7 +586,7 @@ static int check(const struct voff_vnet_cfg *cfg, const struct voff_vnet_hdr *h,
 		v->csum = VOFF_CSUM_VALID;
 	if (!offload)
 		return 0;
-	return check_parsed(cfg, h, &k, len, v);
+	return check_parsed(cfg, h, &k, frame, len, v);
 }
 
 /* ---- decode -------------------------------------------------------------- */
@@ -751,11 +772,15 @@ int voff_vnet_pkt_push(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 {
 	uint8_t tmp[VOFF_VNET_HDR_TNL_LEN];
 	int n = voff_vnet_encode(cfg, pkt, tmp, sizeof(tmp));
+	uint8_t *d;
 
 	if (n < 0)
 		return n;
 	if (voff_pkt_headroom(pkt) < (uint32_t)n)
 		return VOFF_E_NO_HEADROOM;
-	memcpy(voff_pkt_push(pkt, (uint32_t)n), tmp, (size_t)n);
+	d = voff_pkt_push(pkt, (uint32_t)n);
+	if (!d)		/* a set offset would pass 16 bits */
+		return VOFF_E_HDR_OFF;
+	memcpy(d, tmp, (size_t)n);
 	return n;
 }

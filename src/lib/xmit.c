@@ -263,6 +263,22 @@ int voff_xmit_decide(const struct voff_pkt *pkt,
 	return out->verdict;
 }
 
+/*
+ * Bytes before the payload the offloads cut: the innermost L4 payload for
+ * an encapsulated packet or a plain one, but for a tunnel frame whose
+ * offloads apply to the outer packet (USO of the outer UDP, a checksum
+ * there) the end of the outer L4 header: the tunnel is payload then.
+ */
+static uint32_t hdr_len(const struct voff_parsed *p, bool encap)
+{
+	if (encap || !(p->flags & VOFF_PF_TUNNEL))
+		return p->payload_off;
+	for (unsigned int i = 0; i < p->n_layers; i++)
+		if (p->layers[i].off == p->l4_off)
+			return (uint32_t)p->l4_off + p->layers[i].len;
+	return p->payload_off;
+}
+
 int voff_xmit_info_from_parsed(const struct voff_pkt *pkt,
 			       const struct voff_parsed *p,
 			       struct voff_xmit_info *out)
@@ -274,6 +290,7 @@ int voff_xmit_info_from_parsed(const struct voff_pkt *pkt,
 				    VOFF_GSO_UDP_TUNNEL_CSUM;
 	uint16_t ip4 = VOFF_OFF_NONE;
 	bool encap = false;
+	uint32_t hlen;
 
 	memset(out, 0, sizeof(*out));
 	out->l3_proto = p->l3_proto;
@@ -302,8 +319,9 @@ int voff_xmit_info_from_parsed(const struct voff_pkt *pkt,
 		if (d[ip4 + 6] & 0x40)
 			out->flags |= VOFF_XMIT_I_DF;
 	}
-	if (p->payload_off > pkt->len)
+	hlen = hdr_len(p, encap);
+	if (hlen > pkt->len)
 		return -EINVAL;
-	out->hdr_len = (uint16_t)p->payload_off;
+	out->hdr_len = (uint16_t)hlen;
 	return 0;
 }

@@ -88,6 +88,51 @@ static void t_alloc_state(void)
 	voff_pool_free(pool);
 }
 
+/*
+ * A push that would carry an offset or the checksum start past what 16 bits
+ * name is refused: the offsets could no longer name the same bytes, and a
+ * partial checksum would be lost (review: it silently became NONE).
+ */
+static void t_push_offset_overflow(void)
+{
+	static uint8_t big[0x10000 + 128];
+	struct voff_pkt p, before;
+
+	CHECK_OK(voff_pkt_init_ext(&p, big, sizeof(big), 0x10000, 64));
+	p.l2_off = 0;
+	p.l3_off = 14;
+	p.l4_off = 34;
+	p.csum = VOFF_CSUM_PARTIAL;
+	p.csum_start = 34;
+	p.csum_offset = 16;
+	p.hdr_len = 54;
+	before = p;
+	CHECK(voff_pkt_push(&p, 0xFFFF - 34) == NULL);
+	CHECK_MEM_EQ(&before, &p, sizeof(p));
+	/* Offsets fit, hdr_len would not. */
+	CHECK(voff_pkt_push(&p, 0xFFFF - 53) == NULL);
+	CHECK_MEM_EQ(&before, &p, sizeof(p));
+	/* The largest push that keeps everything representable. */
+	CHECK(voff_pkt_push(&p, 0xFFFF - 54) != NULL);
+	CHECK_EQ(p.l2_off, 0xFFFF - 54);
+	CHECK_EQ(p.l4_off, 0xFFFF - 20);
+	CHECK_EQ(p.csum, VOFF_CSUM_PARTIAL);
+	CHECK_EQ(p.csum_start, 0xFFFF - 20);
+	CHECK_EQ(p.hdr_len, 0xFFFF);
+
+	/* Only a partial checksum set: its start may reach 0xFFFF. */
+	CHECK_OK(voff_pkt_init_ext(&p, big, sizeof(big), 0x10000, 64));
+	p.csum = VOFF_CSUM_PARTIAL;
+	p.csum_start = 34;
+	p.csum_offset = 16;
+	before = p;
+	CHECK(voff_pkt_push(&p, 0xFFFF - 33) == NULL);
+	CHECK_MEM_EQ(&before, &p, sizeof(p));
+	CHECK(voff_pkt_push(&p, 0xFFFF - 34) != NULL);
+	CHECK_EQ(p.csum, VOFF_CSUM_PARTIAL);
+	CHECK_EQ(p.csum_start, 0xFFFF);
+}
+
 static void t_push_pull(void)
 {
 	struct voff_pool *pool;
@@ -336,6 +381,7 @@ static void t_strerror(void)
 
 CHECK_MAIN(CHECK_TEST(t_pool_args), CHECK_TEST(t_pool_exhaust),
 	   CHECK_TEST(t_alloc_state), CHECK_TEST(t_push_pull),
+	   CHECK_TEST(t_push_offset_overflow),
 	   CHECK_TEST(t_put_trim_tailroom), CHECK_TEST(t_set_data_clone),
 	   CHECK_TEST(t_external), CHECK_TEST(t_batch), CHECK_TEST(t_sg_basic),
 	   CHECK_TEST(t_sg_pkt_and_csum), CHECK_TEST(t_strerror))

@@ -469,6 +469,28 @@ static void t_pkt_pull(void)
 	voff_pool_free(pool);
 }
 
+/*
+ * voff_pkt_push() refuses to carry a set offset past 16 bits; pkt_push
+ * must report that, not copy the header to NULL (review finding).
+ */
+static void t_pkt_push_offset_range(void)
+{
+	struct voff_pkt pkt, before;
+	size_t len = mk(true, V4, TCP, 100);
+
+	CHECK_OK(voff_pkt_init_ext(&pkt, fbuf, sizeof(fbuf), 0,
+				   (uint32_t)len));
+	memmove(fbuf + 64, fbuf, len);
+	pkt.data_off = 64;
+	pkt.payload_off = 0xFFF8;	/* stale, but set */
+	before = pkt;
+	CHECK_ERR(voff_vnet_pkt_push(&tap, &pkt), VOFF_E_HDR_OFF);
+	CHECK_MEM_EQ(&before, &pkt, sizeof(pkt));
+	pkt.payload_off = 54;
+	CHECK_EQ(voff_vnet_pkt_push(&tap, &pkt), 10);
+	CHECK_EQ(pkt.payload_off, 64);
+}
+
 /* ---- every rejection ---------------------------------------------------- */
 
 static void t_rej_flags(void)
@@ -753,6 +775,30 @@ static void t_tnl_geneve_uso(void)
 	/* The outer version bit must match the outer IP header. */
 	h.gso_type = 0x25;
 	CHECK_ERR(verdict(&tnl, h, len), VOFF_E_VNET_TNL_PARSE);
+}
+
+/*
+ * Tunnel GSO: bytes after the inner IP packet but inside the outer one
+ * would be cut into the segments as payload, like Ethernet padding after
+ * a plain super-packet (review: the count used the outer end).
+ */
+static void t_rej_tnl_inner_padded(void)
+{
+	size_t len = mk_vxlan(V4, V4, TCP, 3000);
+	uint16_t tot;
+
+	/* Inner IPv4 at 64: claim 1000 bytes less; the outer is unchanged. */
+	tot = (uint16_t)(fbuf[66] << 8 | fbuf[67]);
+	tot = (uint16_t)(tot - 1000);
+	fbuf[66] = (uint8_t)(tot >> 8);
+	fbuf[67] = (uint8_t)tot;
+	CHECK_ERR(verdict(&tnl, tnl_hdr(0x21, 1000, 84, 34, 64), len),
+		  VOFF_E_VNET_GSO_PADDED);
+	/* What is left fits one segment: a plain frame, as without tunnel. */
+	tot = (uint16_t)(tot - 1500);
+	fbuf[66] = (uint8_t)(tot >> 8);
+	fbuf[67] = (uint8_t)tot;
+	CHECK_OK(verdict(&tnl, tnl_hdr(0x21, 1000, 84, 34, 64), len));
 }
 
 static void t_rej_tnl(void)
@@ -1388,7 +1434,8 @@ CHECK_MAIN(CHECK_TEST(t_wire_layout), CHECK_TEST(t_round_trip_le),
 	   CHECK_TEST(t_rej_uso_segs), CHECK_TEST(t_rej_gso_segs),
 	   CHECK_TEST(t_parse_error_with_offload),
 	   CHECK_TEST(t_tnl_accepted), CHECK_TEST(t_tnl_geneve_uso),
-	   CHECK_TEST(t_rej_tnl),
+	   CHECK_TEST(t_rej_tnl), CHECK_TEST(t_pkt_push_offset_range),
+	   CHECK_TEST(t_rej_tnl_inner_padded),
 	   CHECK_TEST(test_cve_2024_43817_gso_without_l4),
 	   CHECK_TEST(test_cve_2024_43817_small_remainder_accepted),
 	   CHECK_TEST(test_cve_2024_43897_tcp_offset_not_16),

@@ -550,6 +550,27 @@ static void t_parsed_frames(void)
 	voff_xmit_decide(&p, &info, &ipcsum, &l, 0, &res);
 	CHECK_EQ(res.verdict, VOFF_XMIT_SEGMENT);
 	CHECK_EQ(res.reason, VOFF_XMIT_R_GSO_TYPE);
+
+	/*
+	 * The same frame as a USO super-packet of the outer UDP (no tunnel
+	 * bit: the VXLAN bytes are payload): the header length is the outer
+	 * one, and the segment count follows from it (review: it was the
+	 * inner payload offset, 62 bytes too many, and 3 segments, not 4).
+	 */
+	p.gso_type = VOFF_GSO_UDP_L4;
+	p.gso_size = 1000;
+	p.gso_segs = 0;
+	p.csum_start = ps.l4_off;
+	p.csum_offset = 6;
+	CHECK_OK(voff_xmit_info_from_parsed(&p, &ps, &info));
+	CHECK_EQ(info.flags, VOFF_XMIT_I_DF);
+	CHECK_EQ(info.hdr_len, 14 + 20 + 8);
+	l.gso_max_segs = 3;
+	voff_xmit_decide(&p, &info, &veth, &l, VOFF_XMIT_KERNEL, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_PASS_GSO);
+	voff_xmit_decide(&p, &info, &veth, &l, 0, &res);
+	CHECK_EQ(res.verdict, VOFF_XMIT_RESEGMENT);
+	CHECK_EQ(res.reason, VOFF_XMIT_R_GSO_MAX_SEGS);
 }
 
 CHECK_MAIN(CHECK_TEST(t_table), CHECK_TEST(t_macvlan_defers),
