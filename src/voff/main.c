@@ -24,7 +24,7 @@ static const struct subcommand {
 	{ "gro", gro_main,
 	  "coalesce the flows of a capture into super-packets (GRO)" },
 	{ "switch", switch_main,
-	  "an L2 switch between TAP/TUN/packet/pcap ports, offloads end to end" },
+	  "an L2 switch between TAP, TUN, packet and pcap ports" },
 	{ "ctl", ctl_main,
 	  "query or change a running voff switch (ports, features, limits)" },
 };
