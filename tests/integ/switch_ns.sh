@@ -68,7 +68,13 @@ if proto == 'tcp':
         c.sendall(h.hexdigest().encode()); c.close()
     else:
         data = os.urandom(size)
-        s = socket.create_connection((addr, 5201), timeout=20)
+        import time
+        for _ in range(50):  # the server may still be starting
+            try:
+                s = socket.create_connection((addr, 5201), timeout=20)
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.1)
         s.sendall(data); s.shutdown(socket.SHUT_WR)
         got = s.recv(100).decode()
         sys.exit(0 if got == hashlib.sha256(data).hexdigest() else 1)
