@@ -34,11 +34,14 @@ in_ns ethtool -K vb gro on rx-udp-gro-forwarding on >/dev/null 2>&1 ||
 	{ echo "skip: cannot enable GRO on veth"; exit 77; }
 in_ns ip link set va up
 in_ns ip link set vb up
+# Threads named napi/vb-* may belong to other namespaces' veths (another
+# run of this test): ours is the one that appears when we turn it on.
+napi_pids() { ps -eo pid=,comm= | awk '$2 ~ /^napi\/vb-/ { print $1 }' | sort; }
+before=$(napi_pids)
 in_ns sh -c 'echo 1 > /sys/class/net/vb/threaded' ||
 	{ echo "skip: no threaded NAPI"; exit 77; }
 sleep 0.2
-napi=$(pgrep -x "napi/vb-.*" | head -n 1)
-[ -n "$napi" ] || napi=$(ps -eo pid,comm | awk '$2 ~ /^napi\/vb-/ { print $1; exit }')
+napi=$(comm -13 <(echo "$before") <(napi_pids) | head -n 1)
 [ -n "$napi" ] || { echo "skip: NAPI thread of vb not found"; exit 77; }
 taskset -p 1 "$napi" >/dev/null || { echo "skip: cannot pin NAPI"; exit 77; }
 
