@@ -12,7 +12,7 @@ set -euo pipefail
 pkgs=(cmake ninja-build gcc make pkg-config libpcap-dev libmnl-dev
       libjson-c-dev clang libclang-rt-14-dev iproute2 ethtool man-db
       shellcheck cppcheck
-      python3 kmod)
+      python3 kmod iperf3)
 if [[ "${1:-}" == "--bench" ]]; then
 	pkgs+=(libdpdk-dev linux-perf valgrind)
 fi

@@ -17,6 +17,7 @@
 #include <voff/netlink.h>
 #include <voff/gso.h>
 #include <voff/gro.h>
+#include <voff/switch.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"

@@ -10,5 +10,10 @@ int inspect_main(int argc, char **argv);
 int features_main(int argc, char **argv);
 int gso_main(int argc, char **argv);
 int gro_main(int argc, char **argv);
+int switch_main(int argc, char **argv);
+int ctl_main(int argc, char **argv);
+
+/* Where `voff switch` listens and `voff ctl` connects by default. */
+#define VOFF_CTL_DEFAULT "/run/voff/voff.ctl"
 
 #endif /* VOFF_CMD_H */

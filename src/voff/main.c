@@ -23,6 +23,10 @@ static const struct subcommand {
 	  "segment the super-packets of a capture as software GSO does" },
 	{ "gro", gro_main,
 	  "coalesce the flows of a capture into super-packets (GRO)" },
+	{ "switch", switch_main,
+	  "an L2 switch between TAP, TUN, packet and pcap ports" },
+	{ "ctl", ctl_main,
+	  "query or change a running voff switch (ports, features, limits)" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch.h - a userspace L2 switch between ports, with offloads end to end
+ *
+ * DOC: Theory of Operation
+ *
+ * A struct voff_switch owns a set of ports (port.h), one packet pool and,
+ * per port that asks for it, a GRO engine (gro.h).  One step of the
+ * forwarding loop (voff_switch_poll()) does, for every ingress port:
+ *
+ *   rx batch -> GRO (when on for that ingress) -> learn the source MAC,
+ *   look up the destination -> for each egress: voff_xmit_decide() with the
+ *   egress's features and limits -> pass whole / resegment to the limits
+ *   (voff_gso_resegment()) / segment to the MTU (voff_gso_segment()) /
+ *   complete the checksum -> append to the egress's tx batch
+ *
+ * and at the end of the step sends every tx batch.  Unknown unicast,
+ * broadcast and multicast destinations are flooded: every egress but the
+ * last gets a copy from the pool, the last the packet itself.  Frames are
+ * never modified on the way, VLAN tags included (the table learns by MAC
+ * only: one flat L2 domain).  A flow is never reordered: packets of one
+ * ingress are handled in receive order and appended in that order to each
+ * egress batch; GRO itself keeps flows in order (gro.h).
+ *
+ * TUN ports are point-to-point L3 ports: their packets start at the IP
+ * header and carry no MAC.  They form a domain of their own: a packet from
+ * a TUN port goes to every other TUN port (with two, a wire), never to an
+ * Ethernet port, and Ethernet frames never go to a TUN port.
+ *
+ * Features: every port has a struct voff_feat_dev.  Its toggleable set is
+ * the "always on" software set of a macvlan (VOFF_F_MACVLAN_ALWAYS_ON:
+ * SG, HW_CSUM, software GSO, GSO_ROBUST, tunnel GSO) plus GSO and GRO; by
+ * default all are wanted but GRO.  What is active is what is wanted *and*
+ * what the port grants (voff_port_egress()), after the kernel's dependency
+ * rules: a wanted feature the port cannot take shows as "off [requested
+ * on]".  Turning TSO off on a port makes it an MTU-only egress.
+ *
+ * Limits: each port has its own limits (gso_max_size, gso_max_segs,
+ * gro_max_size) which the switch holds the port to as an egress, over what
+ * voff_port_egress() reports.  With limit propagation on (the default),
+ * the gso_max_size and gso_max_segs set on each TAP or TUN device are the
+ * minimum of what the *other* ports take, recomputed whenever a port is
+ * added or removed or a limit changes: senders behind a TAP then never
+ * build a super-packet that must be resegmented.
+ *
+ * Memory: everything is allocated when the switch, a port or a GRO engine
+ * is created; the data path never calls malloc.  Context: one thread; the
+ * control functions below must be called between two steps, from the
+ * thread that runs the loop.
+ */
+#ifndef VOFF_SWITCH_H
+#define VOFF_SWITCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <voff/feat.h>
+#include <voff/port.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct voff_switch;
+
+/* Most ports one switch holds. */
+#define VOFF_SWITCH_MAX_PORTS 64
+/* Default MAC aging time (the bridge's ageing_time: 300 s). */
+#define VOFF_SWITCH_AGE_NS (300ull * 1000000000ull)
+
+/**
+ * struct voff_switch_config - switch parameters (zero fields take defaults)
+ * @pool_size:	packets in the switch's pool, each with super-packet room
+ *		(0 = 1024)
+ * @fdb_size:	MAC table entries (0 = 4096; rounded up to a power of two)
+ * @age_ns:	how long an entry lives without being seen (0 =
+ *		VOFF_SWITCH_AGE_NS)
+ * @no_propagate: do not set the TAP/TUN devices' gso limits from the
+ *		other ports (the "without propagation" case)
+ */
+struct voff_switch_config {
+	unsigned int pool_size;
+	unsigned int fdb_size;
+	uint64_t age_ns;
+	bool no_propagate;
+};
+
+/*
+ * VOFF_SWITCH_DROP_MAP(X) - X(ENUM, "counter_name"): why the switch itself
+ * dropped a packet (the ports count their own drops, port.h)
+ */
+#define VOFF_SWITCH_DROP_MAP(X)                                              \
+	X(RUNT, "runt")			/* shorter than an Ethernet header */ \
+	X(NO_BUFFER, "no_buffer")	/* the pool ran dry (copy, GSO) */    \
+	X(XMIT, "xmit")			/* voff_xmit_decide() said DROP */    \
+	X(GSO, "gso")			/* segmentation failed */             \
+	X(CSUM, "csum")			/* checksum completion failed */      \
+	X(NO_EGRESS, "no_egress")	/* nowhere to send it */
+
+enum voff_switch_drop {
+#define VOFF__X(e, n) VOFF_SWITCH_DROP_##e,
+	VOFF_SWITCH_DROP_MAP(VOFF__X)
+#undef VOFF__X
+	VOFF_SWITCH_DROP__COUNT
+};
+
+/** voff_switch_drop_name() - counter name of a drop reason ("?" if bad) */
+const char *voff_switch_drop_name(enum voff_switch_drop d);
+
+/**
+ * struct voff_switch_stats - one switch port's counters
+ * @port:	the port's own counters (packets/bytes/super-packets each way,
+ *		drops inside the port)
+ * @gso_in:	super-packets that had to be cut at this egress
+ * @gso_segs:	frames GSO produced for this egress (MTU segments)
+ * @reseg_in:	super-packets resegmented to this egress's limits
+ * @reseg_out:	smaller super-packets that produced
+ * @csum_sw:	checksums completed in software for this egress
+ * @gro_merged:	frames merged by this ingress's GRO engine (since it was
+ *		last turned on)
+ * @gro_out:	super-packets it delivered
+ * @flooded:	frames from this ingress flooded to every other port
+ * @drops:	drops by enum voff_switch_drop, counted at the port that
+ *		would have sent the packet (RUNT at the ingress)
+ */
+struct voff_switch_stats {
+	struct voff_port_stats port;
+	uint64_t gso_in;
+	uint64_t gso_segs;
+	uint64_t reseg_in;
+	uint64_t reseg_out;
+	uint64_t csum_sw;
+	uint64_t gro_merged;
+	uint64_t gro_out;
+	uint64_t flooded;
+	uint64_t drops[VOFF_SWITCH_DROP__COUNT];
+};
+
+/**
+ * struct voff_switch_port_info - one port as the switch sees it
+ * @id:		the switch's port number (stable while the port exists)
+ * @name:	the name given at voff_switch_add()
+ * @info:	what the port negotiated (voff_port_info())
+ * @feat:	the port's feature state as `voff ctl features` prints it
+ * @limits:	the limits the switch holds the port to as an egress
+ * @dev_limits:	what the port's device reports (voff_port_info().limits)
+ * @gro:	GRO runs on this ingress
+ * @gro_flush_timeout_ns: its gro_flush_timeout (0: flush every step)
+ * @failed:	receiving failed (the device went away): the port is no
+ *		longer polled; remove it with voff_switch_del()
+ */
+struct voff_switch_port_info {
+	unsigned int id;
+	char name[64];
+	struct voff_port_info info;
+	struct voff_feat_dev feat;
+	struct voff_limits limits;
+	struct voff_limits dev_limits;
+	bool gro;
+	uint64_t gro_flush_timeout_ns;
+	bool failed;
+};
+
+/**
+ * struct voff_switch_fdb_entry - one learned MAC address
+ * @mac:	the address
+ * @port:	the port id it was last seen on
+ * @age_ns:	time since it was last seen
+ */
+struct voff_switch_fdb_entry {
+	uint8_t mac[6];
+	unsigned int port;
+	uint64_t age_ns;
+};
+
+/**
+ * voff_switch_new() - create a switch without ports
+ * @out:	receives the switch; untouched on failure
+ * @cfg:	parameters, or NULL for the defaults
+ *
+ * Return: 0, -EINVAL for a bad parameter, -ENOMEM, or an errno from
+ * epoll_create1().
+ */
+int voff_switch_new(struct voff_switch **out,
+		    const struct voff_switch_config *cfg);
+
+/**
+ * voff_switch_free() - close every port and free the switch; NULL is a no-op
+ */
+void voff_switch_free(struct voff_switch *sw);
+
+/**
+ * voff_switch_add() - add a port
+ * @sw:		the switch
+ * @port:	an open port
+ * @name:	a unique name for the control interface (NULL: the port's)
+ * @id:		optional: receives the new port's id
+ *
+ * Limits of the TAP/TUN ports are propagated again.
+ *
+ * Return: 0; -EEXIST for a name in use; -ENOSPC when the switch is full;
+ * -EINVAL; -ENOMEM.
+ * Ownership: on success the switch owns @port (voff_switch_del() or
+ * voff_switch_free() close it); on failure it stays the caller's.
+ */
+int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
+		    const char *name, unsigned int *id);
+
+/**
+ * voff_switch_del() - remove a port and close it
+ *
+ * Its MAC table entries go and the other ports' limits are propagated
+ * again.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int voff_switch_del(struct voff_switch *sw, unsigned int id);
+
+/** voff_switch_find() - port id by name; Return: the id or -ENOENT */
+int voff_switch_find(const struct voff_switch *sw, const char *name);
+
+/**
+ * voff_switch_ports() - ids of the ports, in increasing order
+ * @out:	receives up to @cap ids
+ * Return: the number of ports (may exceed @cap).
+ */
+unsigned int voff_switch_ports(const struct voff_switch *sw,
+			       unsigned int *out, unsigned int cap);
+
+/** voff_switch_port() - the port object of @id, or NULL (borrowed) */
+struct voff_port *voff_switch_port(const struct voff_switch *sw,
+				   unsigned int id);
+
+/** voff_switch_port_info() - fill @out; Return: 0 or -ENOENT */
+int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
+			  struct voff_switch_port_info *out);
+
+/** voff_switch_stats() - fill @out; Return: 0 or -ENOENT */
+int voff_switch_stats(const struct voff_switch *sw, unsigned int id,
+		      struct voff_switch_stats *out);
+
+/**
+ * voff_switch_set_features() - request features on or off, as `ethtool -K`
+ * @sw:		the switch
+ * @id:		the port
+ * @mask:	features named (voff_feat_parse_requests())
+ * @on:		those requested on
+ *
+ * Toggling GRO creates or frees the port's GRO engine (its held packets
+ * are flushed and forwarded first).  Features outside the toggleable set
+ * are ignored, as the kernel ignores them.
+ *
+ * Return: 0, -ENOENT, -ENOMEM (GRO engine); the features are unchanged on
+ * failure.
+ */
+int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
+			     uint64_t mask, uint64_t on);
+
+/**
+ * voff_switch_set_limit() - change one limit of a port
+ * @which:	VOFF_LIMIT_GSO_MAX_SIZE, VOFF_LIMIT_GSO_MAX_SEGS or
+ *		VOFF_LIMIT_GRO_MAX_SIZE (the rules of voff_limits_set())
+ * @value:	the new value
+ *
+ * gso limits bound what the switch sends to the port and are propagated
+ * to the other TAP/TUN ports; gro_max_size bounds what the port's GRO
+ * engine builds (at most 65535 bytes of IP datagram).
+ *
+ * Return: 0, -ENOENT, -EINVAL/-ERANGE for a bad limit or value.
+ */
+int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
+			  enum voff_limit which, uint32_t value);
+
+/**
+ * voff_switch_set_gro_timeout() - the port's gro_flush_timeout
+ * @ns:		0 flushes at the end of every step
+ * Return: 0 or -ENOENT.
+ */
+int voff_switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
+				uint64_t ns);
+
+/**
+ * voff_switch_fdb() - the learned addresses, aged ones left out
+ * @out:	receives up to @cap entries (NULL with @cap 0)
+ * Return: the number of live entries (may exceed @cap).
+ */
+unsigned int voff_switch_fdb(const struct voff_switch *sw,
+			     struct voff_switch_fdb_entry *out,
+			     unsigned int cap);
+
+/**
+ * voff_switch_fd() - a descriptor readable when a port has frames ready
+ *
+ * For callers that wait on more than the switch (a control socket): poll
+ * it, with voff_switch_timeout_ms() as the timeout, then call
+ * voff_switch_poll(@sw, 0).
+ */
+int voff_switch_fd(const struct voff_switch *sw);
+
+/**
+ * voff_switch_timeout_ms() - how long the loop may sleep
+ * Return: 0 when a port without descriptor (memory, pcap) delivered in the
+ * last step, the time to the next GRO flush deadline, else -1 (forever).
+ */
+int voff_switch_timeout_ms(const struct voff_switch *sw);
+
+/**
+ * voff_switch_poll() - wait up to @timeout_ms for frames, then forward
+ * @timeout_ms:	as epoll_wait() (0: do not wait; -1: until a port is
+ *		ready); shortened to voff_switch_timeout_ms()
+ *
+ * Runs one step over every port: receive one batch each, forward it, flush
+ * the GRO flows that are due, send every tx batch.
+ *
+ * Return: frames received in this step (>= 0), or a negative errno from
+ * epoll_wait() (-EINTR when a signal came).
+ */
+int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
+
+/* ---- control language (switch_ctl.c) ------------------------------------ */
+
+/* Longest control request, in bytes (the trailing newline not counted). */
+#define VOFF_SWITCH_CTL_MAX 1024
+
+/**
+ * voff_switch_add_spec() - open a port from a spec and add it
+ * @sw:		the switch
+ * @spec:	KIND:NAME[@NETNS][,OPTION=VALUE...] with KIND tap, tun or
+ *		packet (NAME an interface, NETNS a namespace under
+ *		/var/run/netns), or pcap:FILE[,sink=FILE]; options gro=on|off,
+ *		gro_flush_timeout=NS, gso_max_size=N, gso_max_segs=N,
+ *		gro_max_size=N.  TAP/TUN devices are created (a persistent
+ *		one of that name is attached to) and set up; the port is
+ *		named NAME.
+ * @id:		optional: receives the port id
+ *
+ * Return: 0; -EINVAL for a malformed spec; -EEXIST for a name in use; the
+ * errors of voff_port_open() and voff_switch_add().  Nothing is left
+ * behind on failure.
+ */
+int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
+			 unsigned int *id);
+
+/**
+ * voff_switch_ctl() - run one control request
+ * @sw:		the switch
+ * @req:	the request: one line of words (not necessarily
+ *		NUL-terminated; a trailing newline is ignored), an optional
+ *		"-j" first for JSON replies, then one of
+ *		  ports | ports add SPEC | ports del PORT
+ *		  features PORT [NAME on|off ...]
+ *		  limits PORT [NAME VALUE ...]
+ *		  stats [PORT] | fdb | help
+ * @len:	bytes of @req (at most VOFF_SWITCH_CTL_MAX, newline aside)
+ * @out:	the reply is written here: text as `ethtool -k` / `ip -s`
+ *		print it, or one JSON value; on error "error: MESSAGE" (with
+ *		-j: {"error":"MESSAGE"})
+ *
+ * Changes apply at once.  A limits request has its names and numbers
+ * checked before anything is set; values are then set in order and the
+ * first one out of range stops it (the earlier ones stay set).
+ *
+ * Return: 0, or the negative errno of the failure (the reply says why).
+ */
+int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
+		    FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VOFF_SWITCH_H */

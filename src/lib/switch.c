@@ -1,0 +1,802 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch.c - the forwarding loop of struct voff_switch: receive, GRO,
+ * learn and look up, decide per egress, segment late, send in batches
+ * (switch.h has the Theory of Operation)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <voff/csum.h>
+#include <voff/err.h>
+#include <voff/gro.h>
+#include <voff/gso.h>
+#include <voff/parse.h>
+#include <voff/pkt.h>
+#include <voff/switch.h>
+#include <voff/xmit.h>
+
+#include "switch_int.h"
+
+/* Outputs of one segmentation: a 64 KiB packet cut at the smallest MSS. */
+#define SEGS_CAP 1024
+
+/* Toggleable features of a switch port: the always-on set, GSO, GRO. */
+#define PORT_HW (VOFF_F_MACVLAN_ALWAYS_ON | VOFF_F_GSO | VOFF_F_GRO)
+
+struct sw_port {
+	struct voff_port *port;		/* NULL: free slot */
+	char name[64];
+	bool l3;
+	int fd;
+	bool busy;			/* fd-less port delivered last step */
+	bool failed;			/* receive failed: no longer polled */
+	struct voff_feat_dev egress;	/* what the port takes (port.h) */
+	struct voff_limits egress_lim;
+	struct voff_feat_dev feat;	/* the switch port's own state */
+	struct voff_feat_dev eff;	/* egress ∩ feat: for the decision */
+	struct voff_limits lim;		/* limits the user set */
+	struct voff_limits elim;	/* egress_lim within lim */
+	uint32_t prop_size, prop_segs;	/* last values propagated */
+	struct voff_gro *gro;
+	uint64_t gro_timeout_ns;
+	uint64_t gro_merged_base, gro_out_base;
+	struct voff_switch_stats st;
+	struct voff_batch tx;
+};
+
+struct voff_switch {
+	struct voff_pool *pool;
+	struct voff__fdb fdb;
+	bool propagate;
+	int epfd;
+	struct sw_port p[VOFF_SWITCH_MAX_PORTS];
+	struct voff_pkt *segs[SEGS_CAP];
+	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
+};
+
+static const char *const drop_names[] = {
+#define VOFF__X(e, n) [VOFF_SWITCH_DROP_##e] = n,
+	VOFF_SWITCH_DROP_MAP(VOFF__X)
+#undef VOFF__X
+};
+
+const char *voff_switch_drop_name(enum voff_switch_drop d)
+{
+	if ((unsigned int)d >= VOFF_SWITCH_DROP__COUNT)
+		return "?";
+	return drop_names[d];
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct sw_port *get(const struct voff_switch *sw, unsigned int id)
+{
+	if (id >= VOFF_SWITCH_MAX_PORTS || !sw->p[id].port)
+		return NULL;
+	return (struct sw_port *)&sw->p[id];
+}
+
+/* ---- features and limits ------------------------------------------------ */
+
+static uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Recompute the port's active features and the egress view the transmit
+ * decision uses: bits the switch port does not toggle follow the port.
+ */
+static void update_feat(struct sw_port *p)
+{
+	uint64_t keep;
+
+	p->feat.active = voff_feat_fix(p->feat.wanted & p->feat.hw &
+					       (p->egress.active | VOFF_F_GSO |
+						VOFF_F_GRO),
+				       0);
+	p->feat.vlan = p->feat.active;
+	p->feat.enc = p->feat.active;
+	keep = p->feat.active | ~p->feat.hw;
+	p->eff.active = voff_feat_fix(p->egress.active & keep,
+				      p->egress.gso_partial);
+	p->eff.hw = p->eff.active;
+	p->eff.wanted = p->eff.active;
+	p->eff.vlan = p->egress.vlan & p->eff.active;
+	p->eff.enc = p->egress.enc & p->eff.active;
+	p->eff.gso_partial = p->egress.gso_partial;
+}
+
+static void update_lim(struct sw_port *p)
+{
+	p->elim = p->egress_lim;
+	p->elim.gso_max_size = min32(p->elim.gso_max_size, p->lim.gso_max_size);
+	p->elim.gso_ipv4_max_size =
+		min32(p->elim.gso_ipv4_max_size, p->lim.gso_ipv4_max_size);
+	p->elim.gso_max_segs = min32(p->elim.gso_max_segs, p->lim.gso_max_segs);
+}
+
+static bool owns_device(const struct sw_port *p)
+{
+	struct voff_port_info info;
+
+	voff_port_info(p->port, &info);
+	return info.kind == VOFF_PORT_TAP || info.kind == VOFF_PORT_TUN;
+}
+
+/*
+ * Each TAP/TUN device gets the smallest gso limits of the other ports, so
+ * its senders build only super-packets every egress takes whole.
+ */
+static void propagate(struct voff_switch *sw)
+{
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct sw_port *p = get(sw, i);
+		struct voff_limits set = { 0 };
+		uint32_t size = UINT32_MAX, segs = UINT32_MAX;
+
+		if (!p || !sw->propagate || !owns_device(p))
+			continue;
+		for (unsigned int j = 0; j < VOFF_SWITCH_MAX_PORTS; j++) {
+			struct sw_port *q = get(sw, j);
+
+			if (!q || q == p)
+				continue;
+			size = min32(size, q->elim.gso_max_size);
+			segs = min32(segs, q->elim.gso_max_segs);
+		}
+		if (size == UINT32_MAX)
+			size = VOFF_GSO_LEGACY_MAX_SIZE;
+		if (segs == UINT32_MAX)
+			segs = VOFF_GSO_MAX_SEGS;
+		if (size == p->prop_size && segs == p->prop_segs)
+			continue;
+		set.gso_max_size = size;
+		set.gso_max_segs = segs;
+		if (voff_port_set_limits(p->port, &set) == 0) {
+			p->prop_size = size;
+			p->prop_segs = segs;
+		}
+	}
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+int voff_switch_new(struct voff_switch **out,
+		    const struct voff_switch_config *cfg)
+{
+	struct voff_switch_config c = { 0 };
+	struct voff_switch *sw;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	if (cfg)
+		c = *cfg;
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return -ENOMEM;
+	sw->propagate = !c.no_propagate;
+	err = voff_pool_new(&sw->pool, c.pool_size ? c.pool_size : 1024,
+			    VOFF_PKT_SUPER_ROOM);
+	if (err)
+		goto err_pool;
+	err = voff__fdb_init(&sw->fdb, c.fdb_size ? c.fdb_size : 4096,
+			     c.age_ns ? c.age_ns : VOFF_SWITCH_AGE_NS);
+	if (err)
+		goto err_fdb;
+	sw->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sw->epfd < 0) {
+		err = -errno;
+		goto err_epoll;
+	}
+	*out = sw;
+	return 0;
+err_epoll:
+	voff__fdb_fini(&sw->fdb);
+err_fdb:
+	voff_pool_free(sw->pool);
+err_pool:
+	free(sw);
+	return err;
+}
+
+static void drop_port(struct voff_switch *sw, struct sw_port *p)
+{
+	voff_batch_free(&p->tx);
+	voff_gro_free(p->gro);
+	p->gro = NULL;
+	if (p->fd >= 0)
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+	voff_port_close(p->port);
+	memset(p, 0, sizeof(*p));
+}
+
+void voff_switch_free(struct voff_switch *sw)
+{
+	if (!sw)
+		return;
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++)
+		if (sw->p[i].port)
+			drop_port(sw, &sw->p[i]);
+	close(sw->epfd);
+	voff__fdb_fini(&sw->fdb);
+	voff_pool_free(sw->pool);
+	free(sw);
+}
+
+int voff_switch_find(const struct voff_switch *sw, const char *name)
+{
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++)
+		if (sw->p[i].port && !strcmp(sw->p[i].name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
+		    const char *name, unsigned int *id)
+{
+	struct voff_port_info info;
+	struct sw_port *p = NULL;
+	unsigned int i;
+
+	if (!sw || !port)
+		return -EINVAL;
+	voff_port_info(port, &info);
+	if (!name || !*name)
+		name = info.name;
+	if (strlen(name) >= sizeof(p->name))
+		return -EINVAL;
+	if (voff_switch_find(sw, name) >= 0)
+		return -EEXIST;
+	for (i = 0; i < VOFF_SWITCH_MAX_PORTS && !p; i++)
+		if (!sw->p[i].port)
+			p = &sw->p[i];
+	if (!p)
+		return -ENOSPC;
+	memset(p, 0, sizeof(*p));
+	p->fd = voff_port_fd(port);
+	if (p->fd >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		ev.data.u32 = (uint32_t)(p - sw->p);
+		if (epoll_ctl(sw->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0)
+			return -errno;
+	}
+	p->port = port;
+	memcpy(p->name, name, strlen(name) + 1);
+	p->l3 = info.l3;
+	voff_port_egress(port, &p->egress, &p->egress_lim);
+	p->feat.hw = PORT_HW;
+	p->feat.wanted = PORT_HW & ~VOFF_F_GRO;
+	update_feat(p);
+	voff_limits_init(&p->lim);
+	update_lim(p);
+	p->busy = p->fd < 0;
+	if (id)
+		*id = (unsigned int)(p - sw->p);
+	propagate(sw);
+	return 0;
+}
+
+int voff_switch_del(struct voff_switch *sw, unsigned int id)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	drop_port(sw, p);
+	voff__fdb_flush_port(&sw->fdb, id);
+	propagate(sw);
+	return 0;
+}
+
+unsigned int voff_switch_ports(const struct voff_switch *sw,
+			       unsigned int *out, unsigned int cap)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
+		if (!sw->p[i].port)
+			continue;
+		if (n < cap)
+			out[n] = i;
+		n++;
+	}
+	return n;
+}
+
+struct voff_port *voff_switch_port(const struct voff_switch *sw,
+				   unsigned int id)
+{
+	struct sw_port *p = get(sw, id);
+
+	return p ? p->port : NULL;
+}
+
+int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
+			  struct voff_switch_port_info *out)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	memcpy(out->name, p->name, sizeof(out->name));
+	voff_port_info(p->port, &out->info);
+	out->feat = p->feat;
+	out->limits = p->lim;
+	out->dev_limits = out->info.limits;
+	out->gro = p->gro != NULL;
+	out->gro_flush_timeout_ns = p->gro_timeout_ns;
+	out->failed = p->failed;
+	return 0;
+}
+
+int voff_switch_stats(const struct voff_switch *sw, unsigned int id,
+		      struct voff_switch_stats *out)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	*out = p->st;
+	voff_port_stats(p->port, &out->port);
+	out->gro_merged = p->gro_merged_base;
+	out->gro_out = p->gro_out_base;
+	if (p->gro) {
+		struct voff_gro_stats g;
+
+		voff_gro_stats(p->gro, &g);
+		out->gro_merged += g.merged;
+		out->gro_out += g.out_merged;
+	}
+	return 0;
+}
+
+/* ---- the data path ------------------------------------------------------- */
+
+static void drop(struct sw_port *p, struct voff_pkt *pkt,
+		 enum voff_switch_drop why)
+{
+	p->st.drops[why]++;
+	voff_pkt_free(pkt);
+}
+
+static void flush_tx(struct sw_port *p)
+{
+	if (p->tx.n)
+		voff_port_tx(p->port, &p->tx);
+}
+
+/* Ownership: consumes @pkt. */
+static void enqueue(struct sw_port *p, struct voff_pkt *pkt)
+{
+	if (p->tx.n == VOFF_BATCH_MAX)
+		flush_tx(p);
+	p->tx.pkts[p->tx.n++] = pkt;
+}
+
+static void enqueue_segs(struct voff_switch *sw, struct sw_port *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		enqueue(p, sw->segs[i]);
+}
+
+static void segment(struct voff_switch *sw, struct sw_port *p,
+		    struct voff_pkt *pkt, bool csum_hw)
+{
+	struct voff_gso_opts opts = { 0 };
+	int n;
+
+	opts.csum_mode = csum_hw ? VOFF_GSO_CSUM_PARTIAL : VOFF_GSO_CSUM_FULL;
+	n = voff_gso_segment(pkt, &opts, sw->pool, sw->segs, SEGS_CAP);
+	if (n < 0) {
+		drop(p, pkt, n == -ENOBUFS ? VOFF_SWITCH_DROP_NO_BUFFER
+					   : VOFF_SWITCH_DROP_GSO);
+		return;
+	}
+	p->st.gso_in++;
+	p->st.gso_segs += (uint64_t)n;
+	voff_pkt_free(pkt);
+	enqueue_segs(sw, p, n);
+}
+
+static void resegment(struct voff_switch *sw, struct sw_port *p,
+		      struct voff_pkt *pkt, const struct voff_xmit_info *info,
+		      unsigned int max_segs)
+{
+	uint32_t max = info->l3_proto == 4 ? p->elim.gso_ipv4_max_size
+					   : p->elim.gso_max_size;
+	int n;
+
+	n = voff_gso_resegment(pkt, max, max_segs, sw->pool, sw->segs,
+			       SEGS_CAP);
+	if (n == 0) {
+		enqueue(p, pkt);
+		return;
+	}
+	if (n < 0) {
+		/* Not even one segment fits as a super-packet: cut to MSS. */
+		segment(sw, p, pkt, false);
+		return;
+	}
+	p->st.reseg_in++;
+	p->st.reseg_out += (uint64_t)n;
+	voff_pkt_free(pkt);
+	enqueue_segs(sw, p, n);
+}
+
+/*
+ * One packet leaving through @p: the transmit decision, then segment late.
+ * Ownership: consumes @pkt.
+ */
+static void output(struct voff_switch *sw, struct sw_port *p,
+		   struct voff_pkt *pkt)
+{
+	struct voff_xmit_result r;
+	struct voff_xmit_info info;
+	struct voff_parsed parsed;
+	enum voff_parse_start start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
+
+	if (!voff_pkt_is_gso(pkt) && pkt->csum != VOFF_CSUM_PARTIAL) {
+		enqueue(p, pkt);
+		return;
+	}
+	if (voff_pkt_parse(pkt, start, &parsed) != 0 ||
+	    voff_xmit_info_from_parsed(pkt, &parsed, &info) != 0) {
+		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
+		return;
+	}
+	voff_xmit_decide(pkt, &info, &p->eff, &p->elim, 0, &r);
+	switch (r.verdict) {
+	case VOFF_XMIT_PASS:
+	case VOFF_XMIT_PASS_CSUM:
+		enqueue(p, pkt);
+		return;
+	case VOFF_XMIT_PASS_GSO:
+		/* A checksum that is not partial yet: cut with full sums. */
+		if (r.reason == VOFF_XMIT_R_GSO_CSUM_SETUP)
+			segment(sw, p, pkt, false);
+		else
+			enqueue(p, pkt);
+		return;
+	case VOFF_XMIT_CSUM_SW:
+		if (voff_pkt_csum_complete(pkt) != 0) {
+			drop(p, pkt, VOFF_SWITCH_DROP_CSUM);
+			return;
+		}
+		p->st.csum_sw++;
+		enqueue(p, pkt);
+		return;
+	case VOFF_XMIT_SEGMENT:
+		segment(sw, p, pkt, r.seg_csum_hw);
+		return;
+	case VOFF_XMIT_RESEGMENT:
+		resegment(sw, p, pkt, &info, r.max_segs);
+		return;
+	default:
+		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
+		return;
+	}
+}
+
+/* Send @pkt to the @n ports of sw->egress: copies for all but the last. */
+static void fan_out(struct voff_switch *sw, struct sw_port *in,
+		    struct voff_pkt *pkt, unsigned int n)
+{
+	if (!n) {
+		drop(in, pkt, VOFF_SWITCH_DROP_NO_EGRESS);
+		return;
+	}
+	for (unsigned int i = 0; i + 1 < n; i++) {
+		struct sw_port *e = &sw->p[sw->egress[i]];
+		struct voff_pkt *copy;
+
+		if (voff_pkt_clone(sw->pool, pkt, &copy) != 0) {
+			e->st.drops[VOFF_SWITCH_DROP_NO_BUFFER]++;
+			continue;
+		}
+		output(sw, e, copy);
+	}
+	output(sw, &sw->p[sw->egress[n - 1]], pkt);
+}
+
+/* Every other port of the ingress's domain (L2 or L3). */
+static unsigned int flood_set(struct voff_switch *sw, unsigned int in_id)
+{
+	bool l3 = sw->p[in_id].l3;
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++)
+		if (i != in_id && sw->p[i].port && sw->p[i].l3 == l3)
+			sw->egress[n++] = i;
+	return n;
+}
+
+/* Ownership: consumes @pkt. */
+static void forward(struct voff_switch *sw, unsigned int in_id,
+		    struct voff_pkt *pkt, uint64_t now)
+{
+	struct sw_port *in = &sw->p[in_id];
+	const uint8_t *d = voff_pkt_data(pkt);
+	int dst;
+
+	if (in->l3) {
+		fan_out(sw, in, pkt, flood_set(sw, in_id));
+		return;
+	}
+	if (pkt->len < 14) {
+		drop(in, pkt, VOFF_SWITCH_DROP_RUNT);
+		return;
+	}
+	if (!(d[6] & 1))
+		voff__fdb_learn(&sw->fdb, d + 6, in_id, now);
+	dst = (d[0] & 1) ? -1 : voff__fdb_lookup(&sw->fdb, d, now);
+	if (dst >= 0 && dst < VOFF_SWITCH_MAX_PORTS && sw->p[dst].port &&
+	    !sw->p[dst].l3) {
+		if ((unsigned int)dst == in_id) {
+			/* The destination is behind the ingress: filter. */
+			drop(in, pkt, VOFF_SWITCH_DROP_NO_EGRESS);
+			return;
+		}
+		sw->egress[0] = (unsigned int)dst;
+		fan_out(sw, in, pkt, 1);
+		return;
+	}
+	in->st.flooded++;
+	fan_out(sw, in, pkt, flood_set(sw, in_id));
+}
+
+static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
+{
+	struct voff_pkt *pkt;
+
+	while ((pkt = voff_gro_pop(sw->p[id].gro)))
+		forward(sw, id, pkt, now);
+}
+
+static void ingress(struct voff_switch *sw, unsigned int id,
+		    struct voff_pkt *pkt, uint64_t now)
+{
+	struct sw_port *p = &sw->p[id];
+	int r;
+
+	if (!p->gro) {
+		forward(sw, id, pkt, now);
+		return;
+	}
+	r = voff_gro_receive(p->gro, pkt, now);
+	/* What the engine flushed precedes @pkt on the wire. */
+	drain_gro(sw, id, now);
+	if (r == VOFF_GRO_PASS)
+		forward(sw, id, pkt, now);
+	else if (r < 0)
+		voff_pkt_free(pkt);
+}
+
+static void flush_all_tx(struct voff_switch *sw)
+{
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++)
+		if (sw->p[i].port)
+			flush_tx(&sw->p[i]);
+}
+
+static int step(struct voff_switch *sw)
+{
+	uint64_t now = now_ns();
+	struct voff_batch rx;
+	int total = 0;
+
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct sw_port *p = &sw->p[i];
+		int n;
+
+		if (!p->port || p->failed)
+			continue;
+		voff_batch_init(&rx);
+		n = voff_port_rx(p->port, sw->pool, &rx);
+		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
+			/*
+			 * The device went away: stop waiting on it, or a
+			 * hung-up descriptor would spin the loop.
+			 */
+			p->failed = true;
+			if (p->fd >= 0)
+				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+		}
+		for (unsigned int k = 0; k < rx.n; k++)
+			ingress(sw, i, rx.pkts[k], now);
+		if (p->gro && voff_gro_flush(p->gro, now))
+			drain_gro(sw, i, now);
+		p->busy = p->fd < 0 && n > 0;
+		if (n > 0)
+			total += n;
+	}
+	flush_all_tx(sw);
+	return total;
+}
+
+int voff_switch_timeout_ms(const struct voff_switch *sw)
+{
+	uint64_t first = UINT64_MAX, t, now;
+
+	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
+		const struct sw_port *p = &sw->p[i];
+
+		if (!p->port)
+			continue;
+		if (p->busy)
+			return 0;
+		if (p->gro && voff_gro_next_deadline(p->gro, &t) && t < first)
+			first = t;
+	}
+	if (first == UINT64_MAX)
+		return -1;
+	now = now_ns();
+	if (first <= now)
+		return 0;
+	t = (first - now + 999999) / 1000000;
+	return t > 1000 ? 1000 : (int)t;
+}
+
+int voff_switch_fd(const struct voff_switch *sw)
+{
+	return sw->epfd;
+}
+
+int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
+{
+	struct epoll_event ev[VOFF_SWITCH_MAX_PORTS];
+	int t = voff_switch_timeout_ms(sw);
+
+	if (t >= 0 && (timeout_ms < 0 || t < timeout_ms))
+		timeout_ms = t;
+	if (timeout_ms != 0 &&
+	    epoll_wait(sw->epfd, ev, VOFF_SWITCH_MAX_PORTS, timeout_ms) < 0)
+		return -errno;
+	return step(sw);
+}
+
+/* ---- control ------------------------------------------------------------- */
+
+static int gro_on(struct sw_port *p)
+{
+	struct voff_gro_config c = { 0 };
+	uint32_t max = min32(p->lim.gro_max_size, VOFF_GRO_MAX_DATAGRAM + 1);
+
+	c.start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
+	c.max_size = max > 1 ? max - 1 : 1;
+	c.flush_timeout_ns = p->gro_timeout_ns;
+	return voff_gro_new(&p->gro, &c);
+}
+
+/* Flush and forward what the engine holds, then free it. */
+static void gro_off(struct voff_switch *sw, unsigned int id)
+{
+	struct sw_port *p = &sw->p[id];
+	struct voff_gro_stats g;
+
+	voff_gro_flush_all(p->gro);
+	drain_gro(sw, id, now_ns());
+	/* Its packets must be back before the engine goes. */
+	flush_all_tx(sw);
+	voff_gro_stats(p->gro, &g);
+	p->gro_merged_base += g.merged;
+	p->gro_out_base += g.out_merged;
+	voff_gro_free(p->gro);
+	p->gro = NULL;
+}
+
+int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
+			     uint64_t mask, uint64_t on)
+{
+	struct sw_port *p = get(sw, id);
+	uint64_t old_wanted;
+	bool gro;
+
+	if (!p)
+		return -ENOENT;
+	old_wanted = p->feat.wanted;
+	mask &= p->feat.hw;
+	p->feat.wanted = (p->feat.wanted & ~mask) | (on & mask);
+	update_feat(p);
+	gro = p->feat.active & VOFF_F_GRO;
+	if (gro && !p->gro) {
+		int err = gro_on(p);
+
+		if (err) {
+			p->feat.wanted = old_wanted;
+			update_feat(p);
+			return err;
+		}
+	} else if (!gro && p->gro) {
+		gro_off(sw, id);
+	}
+	return 0;
+}
+
+int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
+			  enum voff_limit which, uint32_t value)
+{
+	struct sw_port *p = get(sw, id);
+	struct voff_limits l;
+	int err;
+
+	if (!p)
+		return -ENOENT;
+	if (which != VOFF_LIMIT_GSO_MAX_SIZE &&
+	    which != VOFF_LIMIT_GSO_MAX_SEGS &&
+	    which != VOFF_LIMIT_GRO_MAX_SIZE)
+		return -EINVAL;
+	l = p->lim;
+	err = voff_limits_set(&l, which, value);
+	if (err)
+		return err;
+	p->lim = l;
+	update_lim(p);
+	if (which == VOFF_LIMIT_GRO_MAX_SIZE && p->gro) {
+		gro_off(sw, id);
+		err = gro_on(p);
+		if (err) {
+			p->feat.wanted &= ~VOFF_F_GRO;
+			update_feat(p);
+			return err;
+		}
+	}
+	propagate(sw);
+	return 0;
+}
+
+int voff_switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
+				uint64_t ns)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	p->gro_timeout_ns = ns;
+	if (p->gro)
+		voff_gro_set_flush_timeout(p->gro, ns);
+	return 0;
+}
+
+struct fdb_walk {
+	struct voff_switch_fdb_entry *out;
+	unsigned int cap, n;
+};
+
+static void fdb_one(void *arg, const uint8_t *mac, uint32_t port,
+		    uint64_t age_ns)
+{
+	struct fdb_walk *w = arg;
+
+	if (w->n < w->cap) {
+		memcpy(w->out[w->n].mac, mac, 6);
+		w->out[w->n].port = port;
+		w->out[w->n].age_ns = age_ns;
+	}
+	w->n++;
+}
+
+unsigned int voff_switch_fdb(const struct voff_switch *sw,
+			     struct voff_switch_fdb_entry *out,
+			     unsigned int cap)
+{
+	struct fdb_walk w = { out, cap, 0 };
+
+	voff__fdb_walk(&sw->fdb, now_ns(), fdb_one, &w);
+	return w.n;
+}

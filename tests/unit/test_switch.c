@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_switch.c - the switch over in-memory ports: MAC learning, aging,
+ * flooding, untouched VLAN frames, super-packets passed whole, segmented to
+ * the MTU or resegmented to a lower limit, GRO on an ingress, flow order and
+ * payload bytes preserved, no packet leaked
+ */
+#include <string.h>
+#include <time.h>
+
+#include <voff/csum.h>
+#include <voff/err.h>
+#include <voff/gso.h>
+#include <voff/parse.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+#include <voff/switch.h>
+
+#include "check.h"
+#include "frames.h"
+
+#define NPORTS 3
+
+static const uint8_t MAC[NPORTS][6] = {
+	{ 0x02, 0, 0, 0, 0, 0x01 },
+	{ 0x02, 0, 0, 0, 0, 0x02 },
+	{ 0x02, 0, 0, 0, 0, 0x03 },
+};
+static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+struct rig {
+	struct voff_switch *sw;
+	struct voff_pool *pool;
+	struct voff_port *host[NPORTS];	/* the test's end of each pair */
+	unsigned int id[NPORTS];
+};
+
+/* tx_off[i]: what switch port i takes; every host end sends TSO. */
+static void rig_open(struct rig *r, const unsigned int *tx_off,
+		     uint64_t age_ns)
+{
+	struct voff_switch_config c = { .pool_size = 512, .age_ns = age_ns };
+
+	memset(r, 0, sizeof(*r));
+	CHECK_OK(voff_switch_new(&r->sw, &c));
+	CHECK_OK(voff_pool_new(&r->pool, 512, VOFF_PKT_SUPER_ROOM));
+	for (int i = 0; i < NPORTS; i++) {
+		struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+		struct voff_port *a, *b;
+		char name[8] = "p0";
+
+		pc.want = VOFF_PORT_OFF_TCP | VOFF_PORT_OFF_USO4 |
+			  VOFF_PORT_OFF_USO6;
+		pc.tx_off = (tx_off ? tx_off[i] : VOFF_PORT_OFF_TCP) |
+			    VOFF_PORT_OFF_TCP;
+		CHECK_OK(voff_port_mem_pair(&a, &b, &pc));
+		name[1] = (char)('0' + i);
+		CHECK_OK(voff_switch_add(r->sw, a, name, &r->id[i]));
+		r->host[i] = b;
+		if (tx_off && !(tx_off[i] & VOFF_PORT_OFF_TSO4)) {
+			uint64_t m, on = 0;
+
+			CHECK_OK(voff_feat_lookup("tso", &m));
+			CHECK_OK(voff_switch_set_features(r->sw, r->id[i], m,
+							  on));
+		}
+	}
+}
+
+static void rig_close(struct rig *r)
+{
+	voff_switch_free(r->sw);
+	for (int i = 0; i < NPORTS; i++)
+		voff_port_close(r->host[i]);
+	CHECK_EQ(voff_pool_in_use(r->pool), 0);
+	voff_pool_free(r->pool);
+}
+
+static size_t tcp_frame(uint8_t *buf, size_t cap, int from, const uint8_t *to,
+			size_t payload, uint32_t seq, bool v6, bool vlan)
+{
+	struct tf b;
+
+	tf_init(&b, buf, cap);
+	tf_eth_addr(&b, to, MAC[from]);
+	if (vlan)
+		tf_vlan(&b, TF_TPID_8021Q, 42);
+	if (v6)
+		tf_ipv6(&b, &(struct tf_ip){ 0 });
+	else
+		tf_ipv4(&b, &(struct tf_ip){ .df = true, .id = (uint16_t)seq });
+	tf_tcp(&b, &(struct tf_l4){ .seq = seq, .flags = TF_ACK });
+	tf_payload(&b, payload, (uint8_t)seq);
+	return tf_finish(&b);
+}
+
+static void fix_ip_csum(uint8_t *ip)
+{
+	uint16_t c = voff_csum_ipv4_hdr(ip, 20);
+
+	memcpy(ip + 10, &c, 2);
+}
+
+static struct voff_pkt *mk(struct rig *r, const uint8_t *buf, size_t len)
+{
+	struct voff_pkt *pkt;
+
+	CHECK(len > 0);
+	CHECK_OK(voff_pkt_alloc(r->pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
+	return pkt;
+}
+
+/* Turn a parsed TCP frame into a super-packet of @mss segments. */
+static void make_tso(struct voff_pkt *pkt, uint16_t mss, bool v6)
+{
+	struct voff_parsed p;
+
+	CHECK_OK(voff_pkt_parse(pkt, VOFF_PARSE_ETH, &p));
+	pkt->csum = VOFF_CSUM_PARTIAL;
+	pkt->csum_start = pkt->l4_off;
+	pkt->csum_offset = 16;
+	pkt->gso_type = v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
+	pkt->gso_size = mss;
+	pkt->hdr_len = pkt->payload_off;
+}
+
+static void send_pkts(struct rig *r, int from, struct voff_pkt **pkts,
+		      unsigned int n)
+{
+	struct voff_batch b;
+
+	voff_batch_init(&b);
+	for (unsigned int i = 0; i < n; i++)
+		CHECK_OK(voff_batch_add(&b, pkts[i]));
+	CHECK_EQ(voff_port_tx(r->host[from], &b), (int)n);
+}
+
+static void send1(struct rig *r, int from, struct voff_pkt *pkt)
+{
+	send_pkts(r, from, &pkt, 1);
+}
+
+static void run(struct rig *r)
+{
+	for (int i = 0; i < 3; i++)
+		CHECK_GE(voff_switch_poll(r->sw, 0), 0);
+}
+
+/* Frames waiting at host end @i (received into @b). */
+static unsigned int recv_all(struct rig *r, int i, struct voff_batch *b)
+{
+	voff_batch_init(b);
+	CHECK_GE(voff_port_rx(r->host[i], r->pool, b), 0);
+	return b->n;
+}
+
+static unsigned int drain(struct rig *r, int i)
+{
+	struct voff_batch b;
+	unsigned int n = recv_all(r, i, &b);
+
+	voff_batch_free(&b);
+	return n;
+}
+
+static void t_learn_and_flood(void)
+{
+	static uint8_t buf[2048];
+	struct voff_switch_fdb_entry e[4];
+	struct rig r;
+	size_t len;
+
+	rig_open(&r, NULL, 0);
+	/* Unknown destination: flooded to both other ports, not back. */
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 100, 1, false, false);
+	send1(&r, 0, mk(&r, buf, len));
+	run(&r);
+	CHECK_EQ(drain(&r, 0), 0);
+	CHECK_EQ(drain(&r, 1), 1);
+	CHECK_EQ(drain(&r, 2), 1);
+	/* The reply's destination was learned: port 0 only. */
+	len = tcp_frame(buf, sizeof(buf), 1, MAC[0], 100, 1, false, false);
+	send1(&r, 1, mk(&r, buf, len));
+	run(&r);
+	CHECK_EQ(drain(&r, 0), 1);
+	CHECK_EQ(drain(&r, 1), 0);
+	CHECK_EQ(drain(&r, 2), 0);
+	/* And now port 1 is known too. */
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 100, 2, false, false);
+	send1(&r, 0, mk(&r, buf, len));
+	run(&r);
+	CHECK_EQ(drain(&r, 1), 1);
+	CHECK_EQ(drain(&r, 2), 0);
+	/* Broadcast goes everywhere else. */
+	len = tcp_frame(buf, sizeof(buf), 2, BCAST, 10, 1, false, false);
+	send1(&r, 2, mk(&r, buf, len));
+	run(&r);
+	CHECK_EQ(drain(&r, 0), 1);
+	CHECK_EQ(drain(&r, 1), 1);
+	CHECK_EQ(drain(&r, 2), 0);
+	CHECK_EQ(voff_switch_fdb(r.sw, e, 4), 3);
+	for (int i = 0; i < 3; i++) {
+		int k = e[i].mac[5] - 1;
+
+		CHECK(k >= 0 && k < 3);
+		CHECK_EQ(e[i].port, r.id[k]);
+	}
+	/* Deleting a port forgets its addresses. */
+	CHECK_OK(voff_switch_del(r.sw, r.id[2]));
+	CHECK_EQ(voff_switch_fdb(r.sw, NULL, 0), 2);
+	CHECK_EQ(voff_switch_del(r.sw, r.id[2]), -ENOENT);
+	rig_close(&r);
+}
+
+static void t_aging(void)
+{
+	static uint8_t buf[2048];
+	struct timespec ts = { 0, 20 * 1000000 };
+	struct rig r;
+	size_t len;
+
+	rig_open(&r, NULL, 5 * 1000000ull);
+	len = tcp_frame(buf, sizeof(buf), 1, MAC[0], 10, 1, false, false);
+	send1(&r, 1, mk(&r, buf, len));
+	run(&r);
+	drain(&r, 0);
+	drain(&r, 2);
+	CHECK_EQ(voff_switch_fdb(r.sw, NULL, 0), 1);
+	nanosleep(&ts, NULL);
+	CHECK_EQ(voff_switch_fdb(r.sw, NULL, 0), 0);
+	/* MAC[1] aged out: unicast to it is flooded again. */
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 10, 1, false, false);
+	send1(&r, 0, mk(&r, buf, len));
+	run(&r);
+	CHECK_EQ(drain(&r, 1), 1);
+	CHECK_EQ(drain(&r, 2), 1);
+	rig_close(&r);
+}
+
+static void t_vlan_untouched(void)
+{
+	static uint8_t buf[2048];
+	struct voff_batch b;
+	struct rig r;
+	size_t len;
+
+	rig_open(&r, NULL, 0);
+	len = tcp_frame(buf, sizeof(buf), 0, BCAST, 333, 7, true, true);
+	send1(&r, 0, mk(&r, buf, len));
+	run(&r);
+	for (int i = 1; i < 3; i++) {
+		CHECK_EQ(recv_all(&r, i, &b), 1);
+		CHECK_EQ(b.pkts[0]->len, len);
+		CHECK(!memcmp(voff_pkt_data(b.pkts[0]), buf, len));
+		voff_batch_free(&b);
+	}
+	rig_close(&r);
+}
+
+/* Learn MAC[1] on port 1 and MAC[2] on port 2 so unicast goes one way. */
+static void learn(struct rig *r)
+{
+	static uint8_t buf[256];
+	size_t len;
+
+	for (int i = 1; i < 3; i++) {
+		len = tcp_frame(buf, sizeof(buf), i, MAC[0], 1, 1, false,
+				false);
+		send1(r, i, mk(r, buf, len));
+	}
+	run(r);
+	for (int i = 0; i < 3; i++)
+		drain(r, i);
+}
+
+/* The TCP payload bytes of the frames in @b, concatenated. */
+static size_t payload_of(struct voff_batch *b, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct voff_pkt *p = b->pkts[i];
+		struct voff_parsed pp;
+		size_t l;
+
+		CHECK_OK(voff_pkt_parse(p, VOFF_PARSE_ETH, &pp));
+		l = p->len - pp.payload_off;
+		CHECK_LE(n + l, cap);
+		memcpy(out + n, voff_pkt_data(p) + pp.payload_off, l);
+		n += l;
+	}
+	return n;
+}
+
+static void super_case(bool v6)
+{
+	static uint8_t buf[70000], got[70000];
+	const unsigned int tx[NPORTS] = { VOFF_PORT_OFF_TCP,
+					  VOFF_PORT_OFF_TCP, 0 };
+	struct voff_switch_stats st;
+	const size_t payload = 40000;
+	const uint16_t mss = v6 ? 1428 : 1448;
+	struct voff_batch b;
+	struct rig r;
+	size_t len, hdr;
+
+	rig_open(&r, tx, 0);
+	learn(&r);
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], payload, 1000, v6,
+			false);
+	hdr = len - payload;
+	/* To port 1, which takes TSO: whole, byte for byte. */
+	{
+		struct voff_pkt *p = mk(&r, buf, len);
+
+		make_tso(p, mss, v6);
+		send1(&r, 0, p);
+	}
+	run(&r);
+	CHECK_EQ(recv_all(&r, 1, &b), 1);
+	CHECK_EQ(b.pkts[0]->len, len);
+	CHECK(b.pkts[0]->gso_size == mss);
+	CHECK_EQ(payload_of(&b, got, sizeof(got)), payload);
+	CHECK(!memcmp(got, buf + hdr, payload));
+	voff_batch_free(&b);
+	CHECK_OK(voff_switch_stats(r.sw, r.id[1], &st));
+	CHECK_EQ(st.port.tx_gso, 1);
+	CHECK_EQ(st.gso_segs, 0);
+	CHECK_EQ(st.reseg_in, 0);
+	/* To port 2, TSO off: MTU segments, identical to software GSO's. */
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[2], payload, 1000, v6,
+			false);
+	{
+		struct voff_gso_opts o = { .csum_mode = VOFF_GSO_CSUM_PARTIAL };
+		struct voff_pkt *p = mk(&r, buf, len), *ref[64];
+		int n;
+
+		/* Port 2 still takes partial checksums: segments keep them. */
+		make_tso(p, mss, v6);
+		n = voff_gso_segment(p, &o, r.pool, ref, 64);
+		CHECK_EQ(n, (int)((payload + mss - 1) / mss));
+		send1(&r, 0, p);
+		run(&r);
+		CHECK_EQ(recv_all(&r, 2, &b), (unsigned int)n);
+		for (int i = 0; i < n; i++) {
+			CHECK_EQ(b.pkts[i]->len, ref[i]->len);
+			CHECK_LE(b.pkts[i]->len, 1514);
+			CHECK_EQ(b.pkts[i]->gso_type, 0);
+			CHECK(!memcmp(voff_pkt_data(b.pkts[i]),
+				      voff_pkt_data(ref[i]), ref[i]->len));
+		}
+		voff_pkt_free_bulk(ref, (unsigned int)n);
+		CHECK_EQ(payload_of(&b, got, sizeof(got)), payload);
+		CHECK(!memcmp(got, buf + hdr, payload));
+		voff_batch_free(&b);
+		CHECK_OK(voff_switch_stats(r.sw, r.id[2], &st));
+		CHECK_EQ(st.gso_in, 1);
+		CHECK_EQ(st.gso_segs, (uint64_t)n);
+		CHECK_EQ(st.port.tx_gso, 0);
+	}
+	rig_close(&r);
+}
+
+static void t_super_v4(void)
+{
+	super_case(false);
+}
+
+static void t_super_v6(void)
+{
+	super_case(true);
+}
+
+static void t_lower_limit(void)
+{
+	static uint8_t buf[70000], got[70000];
+	struct voff_switch_stats st;
+	const size_t payload = 60000;
+	struct voff_pkt *p;
+	struct voff_batch b;
+	struct rig r;
+	size_t len;
+
+	rig_open(&r, NULL, 0);
+	learn(&r);
+	CHECK_OK(voff_switch_set_limit(r.sw, r.id[1], VOFF_LIMIT_GSO_MAX_SIZE,
+				       16000));
+	CHECK_EQ(voff_switch_set_limit(r.sw, r.id[1], VOFF_LIMIT_GSO_MAX_SIZE,
+				       10),
+		 -ERANGE);
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], payload, 5, false, false);
+	p = mk(&r, buf, len);
+	make_tso(p, 1448, false);
+	send1(&r, 0, p);
+	run(&r);
+	CHECK_GE(recv_all(&r, 1, &b), 4);
+	for (unsigned int i = 0; i < b.n; i++) {
+		CHECK_LT(b.pkts[i]->len, 16000);
+		if (i + 1 < b.n)
+			CHECK(voff_pkt_is_gso(b.pkts[i]));
+	}
+	CHECK_EQ(payload_of(&b, got, sizeof(got)), payload);
+	CHECK(!memcmp(got, buf + (len - payload), payload));
+	CHECK_OK(voff_switch_stats(r.sw, r.id[1], &st));
+	CHECK_EQ(st.reseg_in, 1);
+	CHECK_EQ(st.reseg_out, b.n);
+	CHECK_EQ(st.gso_segs, 0);
+	voff_batch_free(&b);
+	rig_close(&r);
+}
+
+static void t_gro_ingress(void)
+{
+	static uint8_t buf[2048], got[70000], want[70000];
+	struct voff_pkt *pkts[20];
+	struct voff_switch_stats st;
+	struct voff_batch b;
+	uint64_t m;
+	struct rig r;
+	size_t len, wn = 0;
+
+	rig_open(&r, NULL, 0);
+	learn(&r);
+	CHECK_OK(voff_feat_lookup("gro", &m));
+	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, m));
+	for (int i = 0; i < 20; i++) {
+		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 1448,
+				1 + 1448u * (unsigned int)i, false, false);
+		/* Incrementing IDs (fixed ones would need TSO_MANGLEID). */
+		buf[14 + 4] = 0;
+		buf[14 + 5] = (uint8_t)i;
+		buf[14 + 10] = buf[14 + 11] = 0;
+		fix_ip_csum(buf + 14);
+		pkts[i] = mk(&r, buf, len);
+		memcpy(want + wn, buf + len - 1448, 1448);
+		wn += 1448;
+	}
+	send_pkts(&r, 0, pkts, 20);
+	run(&r);
+	CHECK_EQ(recv_all(&r, 1, &b), 1);
+	CHECK(voff_pkt_is_gso(b.pkts[0]));
+	CHECK_EQ(b.pkts[0]->gso_size, 1448);
+	CHECK_EQ(payload_of(&b, got, sizeof(got)), wn);
+	CHECK(!memcmp(got, want, wn));
+	voff_batch_free(&b);
+	CHECK_OK(voff_switch_stats(r.sw, r.id[0], &st));
+	CHECK_EQ(st.gro_merged, 19);
+	CHECK_EQ(st.gro_out, 1);
+	/* Turning GRO off keeps the counters. */
+	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, 0));
+	CHECK_OK(voff_switch_stats(r.sw, r.id[0], &st));
+	CHECK_EQ(st.gro_merged, 19);
+	rig_close(&r);
+}
+
+/* Two flows interleaved, one super-packet cut: each flow stays in order. */
+static void t_no_reorder(void)
+{
+	static uint8_t buf[70000];
+	const unsigned int tx[NPORTS] = { VOFF_PORT_OFF_TCP, 0, 0 };
+	uint32_t next[2] = { 1, 1 };
+	struct voff_pkt *pkts[8];
+	struct voff_batch b;
+	struct rig r;
+	size_t len;
+
+	rig_open(&r, tx, 0);
+	learn(&r);
+	for (int i = 0; i < 8; i++) {
+		int flow = i & 1;
+		size_t pl = (i == 2) ? 5000 : 700;
+
+		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], pl, next[flow],
+				flow != 0, false);
+		pkts[i] = mk(&r, buf, len);
+		if (pl > 1448)
+			make_tso(pkts[i], 1448, false);
+		next[flow] += (uint32_t)pl;
+	}
+	send_pkts(&r, 0, pkts, 8);
+	run(&r);
+	CHECK_EQ(recv_all(&r, 1, &b), 7 + 4);
+	next[0] = next[1] = 1;
+	for (unsigned int i = 0; i < b.n; i++) {
+		struct voff_parsed pp;
+		const uint8_t *d = voff_pkt_data(b.pkts[i]);
+		uint32_t seq;
+		int flow;
+
+		CHECK_OK(voff_pkt_parse(b.pkts[i], VOFF_PARSE_ETH, &pp));
+		flow = pp.l3_proto == 6;
+		seq = (uint32_t)d[pp.l4_off + 4] << 24 |
+		      (uint32_t)d[pp.l4_off + 5] << 16 |
+		      (uint32_t)d[pp.l4_off + 6] << 8 | d[pp.l4_off + 7];
+		CHECK_EQ(seq, next[flow]);
+		next[flow] += b.pkts[i]->len - pp.payload_off;
+	}
+	voff_batch_free(&b);
+	rig_close(&r);
+}
+
+static void t_control(void)
+{
+	struct voff_switch_port_info pi;
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	struct voff_port *a, *b;
+	unsigned int ids[8];
+	struct rig r;
+	uint64_t m;
+
+	rig_open(&r, NULL, 0);
+	CHECK_EQ(voff_switch_ports(r.sw, ids, 8), 3);
+	CHECK_EQ(voff_switch_find(r.sw, "p1"), (int)r.id[1]);
+	CHECK_EQ(voff_switch_find(r.sw, "nope"), -ENOENT);
+	CHECK_OK(voff_port_mem_pair(&a, &b, &pc));
+	CHECK_EQ(voff_switch_add(r.sw, a, "p1", NULL), -EEXIST);
+	voff_port_close(a);
+	voff_port_close(b);
+	CHECK_OK(voff_switch_port_info(r.sw, r.id[0], &pi));
+	CHECK(pi.feat.active & VOFF_F_TSO);
+	CHECK(!(pi.feat.active & VOFF_F_GRO));
+	CHECK_OK(voff_feat_lookup("tso", &m));
+	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, 0));
+	CHECK_OK(voff_switch_port_info(r.sw, r.id[0], &pi));
+	CHECK(!(pi.feat.active & VOFF_F_TSO));
+	CHECK_OK(voff_switch_set_gro_timeout(r.sw, r.id[0], 20000));
+	CHECK_OK(voff_switch_port_info(r.sw, r.id[0], &pi));
+	CHECK_EQ(pi.gro_flush_timeout_ns, 20000);
+	CHECK_EQ(voff_switch_set_limit(r.sw, r.id[0], VOFF_LIMIT_MTU, 1400),
+		 -EINVAL);
+	CHECK_EQ(voff_switch_set_limit(r.sw, 99, VOFF_LIMIT_GSO_MAX_SEGS, 4),
+		 -ENOENT);
+	CHECK_STR_EQ(voff_switch_drop_name(VOFF_SWITCH_DROP_RUNT), "runt");
+	rig_close(&r);
+}
+
+CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
+	   CHECK_TEST(t_vlan_untouched), CHECK_TEST(t_super_v4),
+	   CHECK_TEST(t_super_v6), CHECK_TEST(t_lower_limit),
+	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_no_reorder),
+	   CHECK_TEST(t_control))
