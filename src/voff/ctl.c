@@ -73,6 +73,7 @@ int ctl_main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* The words joined by spaces, ended by a newline. */
 	for (; i < argc; i++) {
 		size_t n = strlen(argv[i]);
 
@@ -82,9 +83,8 @@ int ctl_main(int argc, char **argv)
 		}
 		memcpy(req + len, argv[i], n);
 		len += n;
-		req[len++] = ' ';
+		req[len++] = i + 1 < argc ? ' ' : '\n';
 	}
-	req[len - 1] = '\n';
 	fd = connect_to(path);
 	if (fd < 0) {
 		fprintf(stderr, "voff ctl: %s: %s\n", path, strerror(-fd));
