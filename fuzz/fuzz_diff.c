@@ -55,7 +55,7 @@ static struct iovec iov[CAP][2];
 static uint8_t slots[CAP * 256];
 static struct voff_pool *pool;
 
-/* ---- checksums ------------------------------------------------------------ */
+/* ---- checksums ----------------------------------------------------------- */
 
 static void diff_csum(const uint8_t *d, size_t n)
 {
@@ -104,7 +104,7 @@ static void diff_csum(const uint8_t *d, size_t n)
 	free(dst);
 }
 
-/* ---- GSO ------------------------------------------------------------------ */
+/* ---- GSO ----------------------------------------------------------------- */
 
 struct rd {
 	const uint8_t *p;

@@ -70,7 +70,8 @@ static bool canon(const struct voff_port_spec *s, char *out, size_t cap)
 			(unsigned long long)s->gro_timeout_ns);
 	for (int w = 0; w < VOFF_LIMIT__COUNT; w++)
 		if (s->limits[w])
-			fprintf(f, ",%s=%u", voff_limit_name((enum voff_limit)w),
+			fprintf(f, ",%s=%u",
+				voff_limit_name((enum voff_limit)w),
 				s->limits[w]);
 	fputc('\0', f);
 	ok = !ferror(f) && ftell(f) < (long)cap;

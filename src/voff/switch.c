@@ -305,7 +305,9 @@ int switch_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct voff_switch_config cfg = { 0 };
-	struct voff_switch_ctl_state st = { .deny = VOFF_SWITCH_CTL_DENY_FILES };
+	struct voff_switch_ctl_state st = {
+		.deny = VOFF_SWITCH_CTL_DENY_FILES,
+	};
 	const char *specs[MAX_SPECS], *ctl = VOFF_CTL_DEFAULT;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct voff_switch *sw;

@@ -27,7 +27,8 @@ static void expect(const char *what, int rc, int want_errno)
 	if (e == want_errno) {
 		printf("ok - %s: %s\n", what, e ? strerror(e) : "works");
 	} else {
-		printf("FAIL - %s: got %s\n", what, e ? strerror(e) : "success");
+		printf("FAIL - %s: got %s\n", what,
+		       e ? strerror(e) : "success");
 		fails++;
 	}
 }
