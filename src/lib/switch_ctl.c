@@ -6,7 +6,10 @@
  *
  * Requests are untrusted bytes from a socket: they are copied into a fixed
  * buffer, refused when too long or not printable, and split into a bounded
- * number of words before anything looks at them.
+ * number of words before anything looks at them.  A server runs them
+ * under its policy (voff_switch_ctl_serve()): `voff switch` refuses pcap:
+ * specs from clients, which would name files for it to open or create,
+ * and every `ports add` once it has dropped its capabilities.
  */
 #include <errno.h>
 #include <stdarg.h>
