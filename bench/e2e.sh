@@ -177,52 +177,7 @@ if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
 	tsv=$outdir/e2e.tsv
 fi
-python3 - "$raw" "$tsv" "$cc" "$secs" <<'PY'
-import statistics, sys
-raw, tsv, cc, secs = sys.argv[1:]
-runs = {}
-for line in open(raw):
-    name, vals = line.rstrip("\n").split("\t")
-    runs.setdefault(name, []).append([float(v) for v in vals.split()])
-med = {n: [statistics.median(c) for c in zip(*r)] for n, r in runs.items()}
-br = med.get("kernel bridge (veth)", [0])[0]
-print(f"One TCP stream ({cc}), {secs} s a run; medians.")
-print()
-print("| scenario | Gbit/s | x bridge | switch CPU % | rx us/KB | runs |")
-print("|---|---:|---:|---:|---:|---:|")
-for n, m in med.items():
-    ratio = f"{m[0] / br:.2f}" if br else "-"
-    print(f"| {n} | {m[0]:.2f} | {ratio} | {m[1]:.0f} | {m[2]:.3f} "
-          f"| {len(runs[n])} |")
-if tsv:
-    with open(tsv, "w") as f:
-        f.write("scenario\truns\tgbps\tgbps_min\tgbps_max\tcpu\t"
-                "cpu_min\tcpu_max\tsd\tsd_min\tsd_max\n")
-        for n, r in runs.items():
-            cols = []
-            for i in range(3):
-                c = [x[i] for x in r]
-                cols += [statistics.median(c), min(c), max(c)]
-            f.write(n + "\t" + str(len(r)) + "\t" +
-                    "\t".join(f"{v:.4g}" for v in cols) + "\n")
-
-def get(name, i):
-    return med[name][i] if name in med else float("nan")
-
-print()
-print("| target | measured | goal | met |")
-print("|---|---:|---:|---|")
-for what, val, goal in (
-    ("offloads on / offloads off, Gbit/s",
-     get("voff, offloads on", 0) / get("voff, offloads off (MTU)", 0), 8),
-    ("offloads on / kernel bridge, Gbit/s",
-     get("voff, offloads on", 0) / get("kernel bridge (veth)", 0), 0.9),
-    ("rx us/KB, GRO off / GRO on",
-     get("voff, MTU ingress, GRO off", 2) /
-     get("voff, MTU ingress, GRO on", 2), 3)):
-    print(f"| {what} | {val:.2f}x | >= {goal}x | "
-          f"{'yes' if val >= goal else 'no'} |")
-PY
+python3 "$root/bench/e2e-summary.py" "$raw" "$tsv" "$cc" "$secs"
 if [ -n "$tsv" ]; then
 	"$root/bench/e2e-plot.sh" "$tsv" "$outdir" >&2 ||
 		echo "e2e: no plots (gnuplot missing?)" >&2
