@@ -179,11 +179,14 @@ static const char *const base_calls[] = {
 	"getgid", "getegid", "tgkill", "exit", "exit_group",
 	"unlink", "unlinkat", "sched_yield", "sched_getaffinity",
 	"prlimit64", "uname",
+	/* TAP/TUN ports built with liburing submit their batches here. */
+	"io_uring_enter",
 };
 
 /* Opening ports at run time (`ports add`): devices, namespaces. */
 static const char *const port_calls[] = {
 	"openat", "open", "setns", "dup", "dup3",
+	"io_uring_setup", "io_uring_register",	/* a new TAP's ring */
 };
 
 static int allow(scmp_filter_ctx ctx, const char *const *names, size_t n)
