@@ -84,14 +84,55 @@ static void ring_off(struct voff_port *port)
 	port->info.io_uring = false;
 }
 
-/* A ring for the port; none (read()/write()) when the kernel refuses it. */
+/*
+ * Confine a ring created disabled: only reads and writes may be submitted
+ * and no further register operation is allowed, so a ring cannot become a
+ * way around a seccomp filter (an openat or connect submitted as an
+ * entry); reads and writes are what the filter allows as system calls
+ * anyway.  The port's descriptor is not registered as a fixed file: the
+ * ring would hold it after close() until its asynchronous teardown, and a
+ * TAP reopened by the same name would find the device still there.
+ * Debian's liburing 2.3 declares io_uring_register_restrictions() and
+ * io_uring_enable_rings() but does not export them: the raw register
+ * call it does export does the same.
+ * Return: 0, or a negative errno (the ring must not be used).
+ */
+static int ring_confine(struct io_uring *ring)
+{
+	struct io_uring_restriction rule[2];
+	int err;
+
+	memset(rule, 0, sizeof(rule));
+	rule[0].opcode = IORING_RESTRICTION_SQE_OP;
+	rule[0].sqe_op = IORING_OP_READ;
+	rule[1].opcode = IORING_RESTRICTION_SQE_OP;
+	rule[1].sqe_op = IORING_OP_WRITE;
+	err = io_uring_register(ring->ring_fd, IORING_REGISTER_RESTRICTIONS,
+				rule, 2);
+	if (err < 0)
+		return err;
+	err = io_uring_register(ring->ring_fd, IORING_REGISTER_ENABLE_RINGS,
+				NULL, 0);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * A confined ring for the port; none (read()/write()) when the kernel
+ * refuses a ring or its restrictions.
+ */
 static void ring_on(struct voff_port *port)
 {
 	struct io_uring *ring = calloc(1, sizeof(*ring));
 
 	if (!ring)
 		return;
-	if (io_uring_queue_init(URING_DEPTH, ring, 0) < 0) {
+	if (io_uring_queue_init(URING_DEPTH, ring,
+				IORING_SETUP_R_DISABLED) < 0) {
+		free(ring);
+		return;
+	}
+	if (ring_confine(ring)) {
+		io_uring_queue_exit(ring);
 		free(ring);
 		return;
 	}
