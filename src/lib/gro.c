@@ -102,7 +102,7 @@ struct gro_layout {
 	uint16_t l4_off;
 	uint8_t ver;
 	uint32_t refs;
-	uint64_t mask[GRO_TMPL_WORDS];
+	_Alignas(16) uint64_t mask[GRO_TMPL_WORDS];
 };
 
 struct voff_gro {
@@ -120,6 +120,8 @@ struct voff_gro {
 	uint8_t guess;		/* layout tried first for an unknown frame */
 	unsigned int lay_gen;	/* bumped when a layout slot is (re)written */
 	bool last_hit;		/* the latest frame matched the flow before */
+	uint32_t fast_last;	/* flow with a template found last, or GRO_NIL */
+	const struct gro_layout *fast_lay;	/* its layout */
 	struct gro_layout lay[GRO_LAYOUTS];
 	unsigned int nflows;
 	struct voff_pkt *q_head;
@@ -207,6 +209,7 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	g->oldest = GRO_NIL;
 	g->newest = GRO_NIL;
 	g->last = GRO_NIL;
+	g->fast_last = GRO_NIL;
 	*out = g;
 	return 0;
 
@@ -621,6 +624,8 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 		g->lay[f->lay - 1].refs--;
 		f->lay = 0;
 	}
+	if (g->fast_last == idx)
+		g->fast_last = GRO_NIL;
 	while (*pp != idx)
 		pp = &g->flows[*pp].hnext;
 	*pp = f->hnext;
@@ -1043,9 +1048,11 @@ static void tmpl_build(struct voff_gro *g, struct gro_flow *f,
 	g->lay[li].refs++;
 	f->lay = (uint8_t)(li + 1);
 	g->guess = (uint8_t)li;
+	g->fast_last = (uint32_t)(f - g->flows);
+	g->fast_lay = L;
 }
 
-/* tmpl_eq() for a frame shorter than its layout's words: a padded copy. */
+/* tmpl_eq() for a frame of at most GRO_TMPL_MAX bytes: a padded copy. */
 static __attribute__((noinline)) bool tmpl_eq_short(const struct gro_layout *L,
 						    const struct gro_flow *f,
 						    const struct voff_pkt *pkt,
@@ -1054,6 +1061,8 @@ static __attribute__((noinline)) bool tmpl_eq_short(const struct gro_layout *L,
 	uint8_t pad[GRO_TMPL_MAX];
 	uint64_t diff = 0;
 
+	if (pkt->len <= L->hdr_len)
+		return false;
 	memset(pad, 0, sizeof(pad));
 	memcpy(pad, d, pkt->len < GRO_TMPL_MAX ? pkt->len : GRO_TMPL_MAX);
 	for (unsigned int i = 0; i < L->nw; i++)
@@ -1065,7 +1074,7 @@ static __attribute__((noinline)) bool tmpl_eq_short(const struct gro_layout *L,
 typedef uint64_t gro_v2 __attribute__((vector_size(16)));
 
 /*
- * Whether the first bytes of @pkt (longer than @L's header) match @f's
+ * Whether @pkt is longer than @L's header and its first bytes match @f's
  * template: the whole template is compared, 16 bytes at a time, the mask
  * zeroing the bytes after the header; a fixed count of vector operations
  * costs less than a loop sized by the header.
@@ -1076,12 +1085,19 @@ static inline bool tmpl_eq(const struct gro_layout *L,
 {
 	gro_v2 diff = { 0, 0 }, w, m, t;
 
-	if (pkt->len < GRO_TMPL_MAX)
+	if (pkt->len <= GRO_TMPL_MAX)
 		return tmpl_eq_short(L, f, pkt, d);
-	for (unsigned int i = 0; i < GRO_TMPL_WORDS; i += 2) {
+	for (unsigned int i = 0; i < GRO_TMPL_WORDS - 2; i += 2) {
 		memcpy(&w, d + 8 * i, 16);
 		memcpy(&m, &L->mask[i], 16);
 		memcpy(&t, &f->tmpl[i], 16);
+		diff |= (w & m) ^ t;
+	}
+	/* The last 16 bytes only when the header reaches them (IPv6). */
+	if (L->nw > GRO_TMPL_WORDS - 2) {
+		memcpy(&w, d + GRO_TMPL_MAX - 16, 16);
+		memcpy(&m, &L->mask[GRO_TMPL_WORDS - 2], 16);
+		memcpy(&t, &f->tmpl[GRO_TMPL_WORDS - 2], 16);
 		diff |= (w & m) ^ t;
 	}
 	return (diff[0] | diff[1]) == 0;
@@ -1188,11 +1204,10 @@ static inline struct gro_flow *fast_find(struct voff_gro *g,
 	if (!g->nlay || !csum_trusted(pkt) || pkt->gso_type)
 		return NULL;
 	if (*lay < 0) {
-		if (g->last != GRO_NIL) {
-			f = &g->flows[g->last];
-			L = &g->lay[f->lay ? f->lay - 1 : 0];
-			if (f->lay && pkt->len > L->hdr_len &&
-			    tmpl_eq(L, f, pkt, d)) {
+		if (g->fast_last != GRO_NIL) {
+			f = &g->flows[g->fast_last];
+			L = g->fast_lay;
+			if (tmpl_eq(L, f, pkt, d)) {
 				g->last_hit = true;
 				*lp = L;
 				return f;
@@ -1204,13 +1219,13 @@ static inline struct gro_flow *fast_find(struct voff_gro *g,
 		*h = fast_hash(g, *lay, d);
 	}
 	L = &g->lay[*lay];
-	if (pkt->len <= L->hdr_len)
-		return NULL;
 	for (i = g->buckets[*h & g->bucket_mask]; i != GRO_NIL; i = f->hnext) {
 		f = &g->flows[i];
 		if (f->hash == *h && f->lay == *lay + 1 &&
 		    tmpl_eq(L, f, pkt, d)) {
 			g->last = i;
+			g->fast_last = i;
+			g->fast_lay = L;
 			*lp = L;
 			return f;
 		}
@@ -1360,7 +1375,7 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 
 		lr[j % PF_RING] = -1;
 		if (pf && gro->nlay) {
-			if (i + PF_DIST < n)
+			if (i + PF_DIST < n && !gro->last_hit)
 				pf_frame(pkts[i + PF_DIST]);
 			/* In a run of one flow the previous flow is tried
 			 * first and found: no hash needed. */
@@ -1380,9 +1395,12 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 							  gro->bucket_mask];
 
 				if (b != GRO_NIL) {
-					__builtin_prefetch(&gro->flows[b]);
-					__builtin_prefetch((const uint8_t *)
-							   &gro->flows[b] + 64);
+					const uint8_t *e = (const uint8_t *)
+							   &gro->flows[b];
+
+					__builtin_prefetch(e);
+					__builtin_prefetch(e + 64);
+					__builtin_prefetch(e + 128);
 				}
 			}
 		}

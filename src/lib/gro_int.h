@@ -115,8 +115,8 @@ struct gro_seg {
  * The copies let a merge decision read only this entry, not the head's
  * frame: with many flows the head is cold, and reading it cost more than
  * everything else a merge does.  The fields the fast path reads come
- * first: with the template they fill the entry's first two cache lines
- * for a 66-byte IPv4/TCP header.
+ * first: the state fills the first cache line, the template starts the
+ * second (a 16-byte load of it never straddles two lines).
  */
 struct gro_flow {
 	_Alignas(64) uint32_t hash;
@@ -132,9 +132,9 @@ struct gro_flow {
 	struct voff_pkt *head;
 	struct voff_pkt *tail;
 	uint64_t start_ns;
-	uint64_t tmpl[GRO_TMPL_WORDS];
 	uint32_t older;
 	uint32_t newer;
+	_Alignas(64) uint64_t tmpl[GRO_TMPL_WORDS];
 	uint64_t key[GRO_KEY_WORDS];
 	uint8_t key_len;
 	uint8_t ver;
