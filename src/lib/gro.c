@@ -508,11 +508,18 @@ static uint32_t pseudo(const uint8_t *l3, uint8_t ver, uint8_t proto,
 	return voff_csum_pseudo_v6(l3 + 8, l3 + 24, proto, l4_len);
 }
 
-uint16_t voff__gro_l4_seed(const uint8_t *head, const struct gro_flow *f,
-			   uint8_t proto, uint32_t l4_len)
+uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
+			   uint32_t l4_len)
 {
-	return (uint16_t)~voff_csum_fold(pseudo(head + f->l3_off, f->ver, proto,
-						l4_len));
+	/* The key's first words are the addresses, as in the header. */
+	const uint8_t *a = (const uint8_t *)f->key;
+	uint32_t sum;
+
+	if (f->ver == 4)
+		sum = voff_csum_pseudo_v4(a, a + 4, proto, l4_len);
+	else
+		sum = voff_csum_pseudo_v6(a, a + 16, proto, l4_len);
+	return (uint16_t)~voff_csum_fold(sum);
 }
 
 static bool csum_trusted(const struct voff_pkt *pkt)
@@ -670,9 +677,16 @@ static void finish_super(struct voff_gro *g, const struct gro_flow *f,
 	uint16_t c;
 
 	if (f->ver == 4) {
-		/* The head's other header words are summed in f->ipsum. */
-		gro_put16(ip + 2, (uint16_t)f->l3_len);
-		c = voff_csum_fold(f->ipsum + ld16(ip + 2) + ld16(ip + 4));
+		/*
+		 * The head's other header words are summed in f->ipsum, its
+		 * ID is first_id: the cold frame is written, not read.
+		 */
+		uint8_t w[4];
+
+		gro_put16(w, (uint16_t)f->l3_len);
+		gro_put16(w + 2, f->first_id);
+		memcpy(ip + 2, w, 2);
+		c = voff_csum_fold(f->ipsum + ld16(w) + ld16(w + 2));
 		memcpy(ip + 10, &c, 2);
 	} else {
 		gro_put16(ip + 4, (uint16_t)(f->l3_len - 40));
@@ -1041,10 +1055,18 @@ static void tmpl_build(struct voff_gro *g, struct gro_flow *f,
 	if (li < 0)
 		return;
 	L = &g->lay[li];
-	memset(f->tmpl, 0, sizeof(f->tmpl));
-	memcpy(f->tmpl, s->data, L->hdr_len);
-	for (unsigned int i = 0; i < GRO_TMPL_WORDS; i++)
-		f->tmpl[i] &= L->mask[i];
+	if (s->l3_off + s->l3_len >= GRO_TMPL_MAX) {
+		/* Direct loads: a copy read back in words stalls. */
+		for (unsigned int i = 0; i < GRO_TMPL_WORDS; i++)
+			f->tmpl[i] = ld64(s->data + 8 * i) & L->mask[i];
+	} else {
+		uint8_t pad[GRO_TMPL_MAX];
+
+		memset(pad, 0, sizeof(pad));
+		memcpy(pad, s->data, L->hdr_len);
+		for (unsigned int i = 0; i < GRO_TMPL_WORDS; i++)
+			f->tmpl[i] = ld64(pad + 8 * i) & L->mask[i];
+	}
 	g->lay[li].refs++;
 	f->lay = (uint8_t)(li + 1);
 	g->guess = (uint8_t)li;
@@ -1375,8 +1397,11 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 
 		lr[j % PF_RING] = -1;
 		if (pf && gro->nlay) {
-			if (i + PF_DIST < n && !gro->last_hit)
+			if (i + PF_DIST < n && !gro->last_hit) {
+				if (i + 2 * PF_DIST < n)
+					__builtin_prefetch(pkts[i + 2 * PF_DIST]);
 				pf_frame(pkts[i + PF_DIST]);
+			}
 			/* In a run of one flow the previous flow is tried
 			 * first and found: no hash needed. */
 			if (j < n && !gro->last_hit &&
@@ -1422,7 +1447,18 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 	unsigned int n = 0;
 
 	while (gro->oldest != GRO_NIL) {
-		flush_flow(gro, &gro->flows[gro->oldest]);
+		struct gro_flow *f = &gro->flows[gro->oldest];
+
+		/* The next entry came in the last round: fetch its head's
+		 * descriptor and the entry after it. */
+		if (f->newer != GRO_NIL) {
+			const struct gro_flow *nf = &gro->flows[f->newer];
+
+			__builtin_prefetch(nf->head, 1);
+			if (nf->newer != GRO_NIL)
+				__builtin_prefetch(&gro->flows[nf->newer], 1);
+		}
+		flush_flow(gro, f);
 		n++;
 	}
 	return n;
@@ -1530,6 +1566,8 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 		sg->len += p->len - skip;
 	}
 	sg->n += n;
+	if (gro->q_head)
+		__builtin_prefetch(gro->q_head);
 	return (int)n;
 }
 

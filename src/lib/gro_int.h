@@ -254,16 +254,15 @@ static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 
 /**
  * voff__gro_l4_seed() - pseudo-header seed for a super-packet's L4 header
- * @head:	frame bytes
- * @f:		the flow (addresses at @f->l3_off, version @f->ver)
+ * @f:		the flow (addresses from its key, version @f->ver)
  * @proto:	6 or 17
  * @l4_len:	L4 length (header and payload)
  *
  * Return: the checksum field value (memory order): the folded pseudo-header
  * sum, not complemented, as the kernel's CHECKSUM_PARTIAL expects.
  */
-uint16_t voff__gro_l4_seed(const uint8_t *head, const struct gro_flow *f,
-			   uint8_t proto, uint32_t l4_len);
+uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
+			   uint32_t l4_len);
 
 struct voff_gro;
 
