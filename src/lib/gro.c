@@ -625,7 +625,6 @@ static struct gro_flow *find(struct voff_gro *g, const uint64_t *key,
 static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 {
 	uint32_t idx = (uint32_t)(f - g->flows);
-	uint32_t *pp = &g->buckets[f->hash & g->bucket_mask];
 
 	if (f->lay) {
 		g->lay[f->lay - 1].refs--;
@@ -633,9 +632,13 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 	}
 	if (g->fast_last == idx)
 		g->fast_last = GRO_NIL;
-	while (*pp != idx)
-		pp = &g->flows[*pp].hnext;
-	*pp = f->hnext;
+	/* Doubly linked: no walk over other (cold) entries of the chain. */
+	if (f->hprev == GRO_NIL)
+		g->buckets[f->hash & g->bucket_mask] = f->hnext;
+	else
+		g->flows[f->hprev].hnext = f->hnext;
+	if (f->hnext != GRO_NIL)
+		g->flows[f->hnext].hprev = f->hprev;
 	if (f->older != GRO_NIL)
 		g->flows[f->older].newer = f->newer;
 	else
@@ -754,6 +757,9 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 	g->nflows++;
 	f->hash = h;
 	f->hnext = g->buckets[h & g->bucket_mask];
+	f->hprev = GRO_NIL;
+	if (f->hnext != GRO_NIL)
+		g->flows[f->hnext].hprev = idx;
 	g->buckets[h & g->bucket_mask] = idx;
 	f->older = g->newest;
 	f->newer = GRO_NIL;
@@ -1355,7 +1361,8 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
  * The burst is walked with a prefetch pipeline: PF_DIST frames ahead the
  * frame's header lines are fetched; PF_DIST / 2 ahead its key words are
  * hashed for the layout last seen and the bucket fetched; PF_DIST / 4
- * ahead the first entry of that bucket.  By the time a frame's turn comes
+ * ahead the first entry of that bucket, PF_DIST / 8 ahead the descriptor
+ * that entry's chain ends with.  By the time a frame's turn comes
  * its header, bucket and (most likely) flow entry are in the cache, and
  * its hash is known.  A hash computed ahead is used only if no layout
  * changed meanwhile (lay_gen).  While frames continue the flow of the one
@@ -1427,6 +1434,15 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 					__builtin_prefetch(e + 64);
 					__builtin_prefetch(e + 128);
 				}
+			}
+			/* Two ahead, the entry is in: the chain's tail (sg
+			 * mode writes its next pointer). */
+			if (k - 2 < n && lr[(k - 2) % PF_RING] >= 0) {
+				uint32_t b = gro->buckets[hr[(k - 2) % PF_RING] &
+							  gro->bucket_mask];
+
+				if (b != GRO_NIL && gro->flows[b].head)
+					__builtin_prefetch(gro->flows[b].tail, 1);
 			}
 		}
 		if (lr[i % PF_RING] >= 0 && gr[i % PF_RING] == gro->lay_gen) {

@@ -81,7 +81,8 @@ struct gro_seg {
 /**
  * struct gro_flow - a flow table entry (one held head packet)
  * @hash:	flow hash
- * @hnext:	next entry index in the hash chain, or GRO_NIL
+ * @hnext:	next entry index in the hash chain (or the free list), or
+ *		GRO_NIL
  * @lay:	fast path: 1 + index of the template's layout in the engine,
  *		0 = no template
  * @idmode:	enum gro_idmode
@@ -99,6 +100,7 @@ struct gro_seg {
  *		with the layout's mask (the bytes that change per segment
  *		zeroed); valid when @lay is not 0
  * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
+ * @hprev:	previous entry index in the hash chain, GRO_NIL for the first
  * @key:	addresses, ports, version, protocol and L2 length (see
  *		make_key() in gro.c), compared on lookup
  * @key_len:	words of @key used (2 for IPv4, 5 for IPv6)
@@ -131,10 +133,11 @@ struct gro_flow {
 	uint32_t ipsum;
 	struct voff_pkt *head;
 	struct voff_pkt *tail;
-	uint64_t start_ns;
 	uint32_t older;
 	uint32_t newer;
+	uint32_t hprev;
 	_Alignas(64) uint64_t tmpl[GRO_TMPL_WORDS];
+	uint64_t start_ns;
 	uint64_t key[GRO_KEY_WORDS];
 	uint8_t key_len;
 	uint8_t ver;
