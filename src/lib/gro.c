@@ -6,9 +6,10 @@
  *
  * DOC: Theory of Operation
  *
- * A frame that continues the run of the flow the previous frame merged
- * into is first tried on the fast path (below: a masked compare with that
- * frame's headers and four field checks); any other frame, and any frame
+ * A TCP frame with a trusted checksum is first tried on the fast path
+ * (below: its flow found by the previous frame's flow or a hash of its
+ * key words at fixed offsets, a masked compare with the flow's template of
+ * the head's headers, four field checks); any other frame, and any frame
  * the fast path declines, goes through four steps:
  *
  *  1. parse(): a single bounds-checked pass over Ethernet, up to four VLAN
@@ -24,9 +25,9 @@
  *
  *  2. lookup: the flow key is the IP version, protocol, L2 length,
  *     addresses and ports; a hit also needs byte-identical L2 headers (so
- *     VLANs and MACs separate flows).  Buckets are chained through entry
- *     indices; entries also sit on an age list, oldest first, used for
- *     eviction when the table is full and for timed flushes.
+ *     VLANs and MACs separate flows).  Buckets are doubly chained through
+ *     entry indices; entries also sit on an age list, oldest first, used
+ *     for eviction when the table is full and for timed flushes.
  *
  *  3. merge rules: TTL, TOS, DF and the IP-ID rule for IPv4; the first
  *     word, next header, hop limit and extension header bytes for IPv6;
