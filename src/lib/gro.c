@@ -900,7 +900,13 @@ static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 	const uint8_t *ip = s->data + s->l3_off;
 	const uint8_t *th = s->data + s->l4_off;
 
-	memcpy(f->l2, s->data, s->l3_off);
+	/*
+	 * Fixed-size copies where the frame is long enough (a variable
+	 * size is a libc call); bytes past the field are never compared.
+	 * An Ethernet frame here holds at least 28 bytes after L2.
+	 */
+	if (s->l3_off)
+		memcpy(f->l2, s->data, GRO_L2_MAX);
 	if (s->ver == 4) {
 		f->ipc[0] = ip[1];
 		f->ipc[1] = ip[6];
@@ -912,7 +918,11 @@ static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 	}
 	if (s->l4 == GRO_TCP) {
 		memcpy(f->tcpc, th + 8, 8);
-		memcpy(f->tcpc + 8, th + 20, (size_t)(s->pay_off - s->l4_off - 20));
+		if (s->l3_off + s->l3_len >= s->l4_off + 60u)
+			memcpy(f->tcpc + 8, th + 20, 40);
+		else
+			memcpy(f->tcpc + 8, th + 20,
+			       (size_t)(s->pay_off - s->l4_off - 20));
 	}
 }
 
