@@ -325,21 +325,21 @@ static void check_coverage(void)
 
 static void t_fast_copy(void)
 {
-	for (int i = 0; i < 150; i++)
+	for (int i = 0; i < 100; i++)
 		one_sequence(false, false);
 	check_coverage();
 }
 
 static void t_fast_sg(void)
 {
-	for (int i = 0; i < 150; i++)
+	for (int i = 0; i < 100; i++)
 		one_sequence(true, false);
 	check_coverage();
 }
 
 static void t_fast_raw(void)
 {
-	for (int i = 0; i < 60; i++)
+	for (int i = 0; i < 40; i++)
 		one_sequence(i & 1, true);
 	check_coverage();
 }
