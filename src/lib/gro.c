@@ -1348,12 +1348,11 @@ static inline int receive_one(struct voff_gro *gro, struct voff_pkt *pkt,
 			      uint64_t now_ns, uint32_t h, int lay)
 {
 	const struct gro_layout *L = NULL;
-	struct gro_flow *f;
 
 	if (!gro->no_fast) {
 		const uint8_t *d = voff_pkt_data(pkt);
+		struct gro_flow *f = fast_find(gro, pkt, d, &L, &h, &lay);
 
-		f = fast_find(gro, pkt, d, &L, &h, &lay);
 		if (f && fast_merge(gro, f, L, pkt, d, now_ns))
 			return VOFF_GRO_MERGED;
 	}
