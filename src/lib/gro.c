@@ -1262,6 +1262,8 @@ static inline struct gro_flow *fast_find(struct voff_gro *g,
 		f = &g->flows[i];
 		if (f->hash == *h && f->lay == *lay + 1 &&
 		    tmpl_eq(L, f, pkt, d)) {
+			/* The same flow as the frame before: a run. */
+			g->last_hit = g->fast_last == i;
 			g->last = i;
 			g->fast_last = i;
 			g->fast_lay = L;
