@@ -1379,7 +1379,8 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
  * its hash is known.  A hash computed ahead is used only if no layout
  * changed meanwhile (lay_gen).  While frames continue the flow of the one
  * before (a run), nothing is hashed ahead: fast_find() finds the flow
- * without a hash.
+ * without a hash; nor is a frame the fast path will not take (checksum
+ * not trusted, GSO input).
  */
 #define PF_DIST 16
 #define PF_RING 16
@@ -1424,6 +1425,7 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 			/* In a run of one flow the previous flow is tried
 			 * first and found: no hash needed. */
 			if (j < n && !gro->last_hit &&
+			    csum_trusted(pkts[j]) && !pkts[j]->gso_type &&
 			    pkts[j]->len > gro->lay[gro->guess].hdr_len) {
 				uint32_t hj = fast_hash(gro, gro->guess,
 							voff_pkt_data(pkts[j]));
