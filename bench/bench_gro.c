@@ -18,8 +18,9 @@
  * voff trusts the checksums (DATA_VALID, as DPDK ignores them) except in
  * the *_verify cases, which check every TCP checksum in software.
  *
- * BENCH_GRO_ONLY=substring runs the matching cases only; BENCH_GRO_STATS=1
- * prints the engine's counters after each case.
+ * BENCH_GRO_ONLY=substring runs the matching cases only (=name: that case
+ * only); BENCH_GRO_STATS=1 prints the engine's counters after each case;
+ * BENCH_GRO_REPEAT=n runs n times as many rounds (for profilers).
  *
  */
 #include <errno.h>
@@ -271,6 +272,7 @@ struct vcase {
 	unsigned int burst;	/* flush after every @burst packets */
 	bool verify;
 	bool sg;		/* scatter-gather mode, outputs as iovecs */
+	bool one;		/* voff_gro_receive() per frame, not bursts */
 };
 
 /*
@@ -337,6 +339,40 @@ static void voff_reset(struct voff_pkt *d, const struct frames *f,
 	}
 }
 
+/* Pointers to the descriptors, for voff_gro_receive_burst(). */
+static struct voff_pkt **ptrs;
+
+/* Each burst through voff_gro_receive_burst(), then a flush. */
+static unsigned long voff_process_burst(struct voff_gro *g,
+					const struct frames *f,
+					const struct vcase *c)
+{
+	unsigned long outs = 0;
+
+	for (unsigned int s = 0; s < f->n; s += c->burst) {
+		unsigned int end = s + c->burst < f->n ? s + c->burst : f->n;
+		unsigned int i = s;
+
+		while (i < end) {
+			int k = voff_gro_receive_burst(g, ptrs + i, end - i, 0);
+
+			if (k < 0)
+				exit(1);
+			i += (unsigned int)k;
+			if (i < end) {
+				drain(g, c, &outs);
+				taken[n_taken++] = ptrs[i++];
+				outs++;
+			}
+		}
+		voff_gro_flush(g, 0);
+		drain(g, c, &outs);
+	}
+	voff_gro_flush_all(g);
+	drain(g, c, &outs);
+	return outs;
+}
+
 /* Every frame through the engine, flushing after each burst. */
 static unsigned long voff_process(struct voff_gro *g, struct voff_pkt *d,
 				  const struct frames *f,
@@ -344,6 +380,8 @@ static unsigned long voff_process(struct voff_gro *g, struct voff_pkt *d,
 {
 	unsigned long outs = 0;
 
+	if (!c->one)
+		return voff_process_burst(g, f, c);
 	for (unsigned int i = 0; i < f->n; i++) {
 		if (voff_gro_receive(g, &d[i], 0) == VOFF_GRO_PASS) {
 			drain(g, c, &outs);
@@ -387,7 +425,11 @@ static double voff_time(struct voff_gro *g, struct voff_pkt *d,
 
 static unsigned int iters_for(unsigned int n)
 {
+	const char *rep = getenv("BENCH_GRO_REPEAT");
 	unsigned int pkts = quick ? 20000 : 100000;
+
+	if (rep && atoi(rep) > 0)
+		pkts *= (unsigned int)atoi(rep);
 
 	return pkts / n > 8 ? pkts / n : 8;
 }
@@ -408,11 +450,14 @@ static void voff_case(const struct vcase *c)
 	make_frames(&f, c->pr, c->flows, c->per_flow);
 	d = calloc(f.n, sizeof(*d));
 	taken = calloc(f.n + VOFF_GRO_SG_MAX_SEGS, sizeof(*taken));
+	ptrs = calloc(f.n, sizeof(*ptrs));
 	err = voff_gro_new(&g, &cfg);
-	if (err || !d || !taken) {
+	if (err || !d || !taken || !ptrs) {
 		fprintf(stderr, "voff_gro_new: %d\n", err);
 		exit(1);
 	}
+	for (unsigned int i = 0; i < f.n; i++)
+		ptrs[i] = &d[i];
 	/* Warm up: first touches of the engine's pool fault pages in. */
 	voff_time(g, d, &f, c, 2, &outs);
 	for (int r = 0; r < RUNS; r++)
@@ -435,6 +480,7 @@ static void voff_case(const struct vcase *c)
 	voff_gro_free(g);
 	free(d);
 	free(taken);
+	free(ptrs);
 	free_frames(&f);
 }
 
@@ -583,20 +629,24 @@ static bool dpdk_init(int argc, char **argv)
 #endif
 
 static const struct vcase vcases[] = {
-	{ "tcp4_1flow", P_TCP4, 1, 32, 32, false, true },
-	{ "tcp4_1flow_128", P_TCP4, 1, 128, 128, false, true },
-	{ "tcp4_4flows", P_TCP4, 4, 32, 128, false, true },
-	{ "tcp4_64flows", P_TCP4, 64, 2, 128, false, true },
-	{ "tcp4_1024flows", P_TCP4, 1024, 4, 4096, false, true },
-	{ "tcp4_1flow_copy", P_TCP4, 1, 32, 32, false, false },
-	{ "tcp4_64flows_copy", P_TCP4, 64, 2, 128, false, false },
-	{ "tcp4_1024flows_copy", P_TCP4, 1024, 4, 4096, false, false },
-	{ "tcp4_1flow_copy_verify", P_TCP4, 1, 32, 32, true, false },
-	{ "tcp4_1flow_verify", P_TCP4, 1, 32, 32, true, true },
-	{ "tcp6_1flow", P_TCP6, 1, 32, 32, false, true },
-	{ "tcp6_1024flows", P_TCP6, 1024, 4, 4096, false, true },
-	{ "udp4_1flow", P_UDP4, 1, 32, 32, false, true },
-	{ "udp4_1024flows", P_UDP4, 1024, 4, 4096, false, true },
+	{ "tcp4_1flow", P_TCP4, 1, 32, 32, false, true, false },
+	{ "tcp4_1flow_128", P_TCP4, 1, 128, 128, false, true, false },
+	{ "tcp4_4flows", P_TCP4, 4, 32, 128, false, true, false },
+	{ "tcp4_64flows", P_TCP4, 64, 2, 128, false, true, false },
+	{ "tcp4_1024flows", P_TCP4, 1024, 4, 4096, false, true, false },
+	{ "tcp4_1flow_one", P_TCP4, 1, 32, 32, false, true, true },
+	{ "tcp4_4flows_one", P_TCP4, 4, 32, 128, false, true, true },
+	{ "tcp4_64flows_one", P_TCP4, 64, 2, 128, false, true, true },
+	{ "tcp4_1024flows_one", P_TCP4, 1024, 4, 4096, false, true, true },
+	{ "tcp4_1flow_copy", P_TCP4, 1, 32, 32, false, false, false },
+	{ "tcp4_64flows_copy", P_TCP4, 64, 2, 128, false, false, false },
+	{ "tcp4_1024flows_copy", P_TCP4, 1024, 4, 4096, false, false, false },
+	{ "tcp4_1flow_copy_verify", P_TCP4, 1, 32, 32, true, false, false },
+	{ "tcp4_1flow_verify", P_TCP4, 1, 32, 32, true, true, false },
+	{ "tcp6_1flow", P_TCP6, 1, 32, 32, false, true, false },
+	{ "tcp6_1024flows", P_TCP6, 1024, 4, 4096, false, true, false },
+	{ "udp4_1flow", P_UDP4, 1, 32, 32, false, true, false },
+	{ "udp4_1024flows", P_UDP4, 1024, 4, 4096, false, true, false },
 };
 
 #ifdef VOFF_HAVE_DPDK
@@ -608,6 +658,16 @@ static const struct dcase dcases[] = {
 	{ "dpdk_tcp4_1024flows", 1024, 4, 32, true },
 };
 #endif
+
+/* Whether case @name is selected by BENCH_GRO_ONLY (@only, may be NULL). */
+static bool selected(const char *name, const char *only)
+{
+	if (!only)
+		return true;
+	if (only[0] == '=')
+		return !strcmp(name, only + 1);
+	return strstr(name, only) != NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -637,12 +697,12 @@ int main(int argc, char **argv)
 		printf("checksum: %s, %.3f ns per tick\n", voff_csum_impl(),
 		       ns_per_tick);
 	for (size_t i = 0; i < sizeof(vcases) / sizeof(vcases[0]); i++)
-		if (!only || strstr(vcases[i].name, only))
+		if (selected(vcases[i].name, only))
 			voff_case(&vcases[i]);
 #ifdef VOFF_HAVE_DPDK
 	if (dpdk_init(eal_argc, eal_argv)) {
 		for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++)
-			if (!only || strstr(dcases[i].name, only))
+			if (selected(dcases[i].name, only))
 				dpdk_case(&dcases[i]);
 	} else {
 		fprintf(stderr, "dpdk: EAL init failed, DPDK cases skipped\n");

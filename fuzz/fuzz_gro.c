@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_gro.c - libFuzzer target: a sequence of frames through two GRO
- * engines, one copying payloads and one chaining them (sg mode)
+ * fuzz_gro.c - libFuzzer target: a sequence of frames through three GRO
+ * engines, one copying payloads, one chaining them (sg mode) and one
+ * copying with the fast path off (gro.c), the full path's reference
  *
  * Input: one configuration byte, then records of a 2-byte big-endian
  * length, one flags byte and that many frame bytes, until the input ends.
@@ -12,7 +13,7 @@
  *
  * Checked: nothing reads out of bounds (ASan, exactly sized copies of each
  * frame); every frame given comes back exactly once, as itself or as a
- * segment of a super-packet; both engines emit the same outputs, byte for
+ * segment of a super-packet; all engines emit the same outputs, byte for
  * byte; every buffer returns to its pool.
  */
 #include <stdint.h>
@@ -23,7 +24,13 @@
 #include <voff/gro.h>
 #include <voff/pkt.h>
 
+#include "gro_int.h"
+
 #define MAX_OUT 512
+#define SIDES 3
+
+/* Side k chains segments (sg mode) when k is 1. */
+#define SIDE_SG(k) ((k) == 1)
 
 struct side {
 	struct voff_gro *g;
@@ -121,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct voff_gro_config cfg = { 0 };
-	struct side side[2];
+	struct side side[SIDES];
 	unsigned int frames = 0;
 	uint64_t now = 0;
 	size_t at = 1;
@@ -138,11 +145,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.max_size = (data[0] & 16) ? 1500 : 0;
 	cfg.flush_timeout_ns = (data[0] & 32) ? 100 : 0;
 	memset(side, 0, sizeof(side));
-	for (int k = 0; k < 2; k++) {
-		cfg.sg = k == 1;
+	for (int k = 0; k < SIDES; k++) {
+		cfg.sg = SIDE_SG(k);
 		if (voff_gro_new(&side[k].g, &cfg) != 0)
 			fail();
 	}
+	voff__gro_set_fast(side[2].g, false);
 	while (at + 3 <= size && frames < 200) {
 		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1];
 		uint8_t flags = data[at + 2];
@@ -157,27 +165,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail();
 		memcpy(copy, data + at, len);
 		now += flags >> 3;
-		for (int k = 0; k < 2; k++)
-			feed(&side[k], k == 1, copy, len, flags, now);
+		for (int k = 0; k < SIDES; k++)
+			feed(&side[k], SIDE_SG(k), copy, len, flags, now);
 		free(copy);
 		at += len;
 		frames++;
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < SIDES; k++) {
 		voff_gro_flush_all(side[k].g);
-		collect(&side[k], k == 1);
+		collect(&side[k], SIDE_SG(k));
 		if (side[k].segs != frames)
 			fail();
 	}
-	if (side[0].n != side[1].n)
-		fail();
-	for (unsigned int i = 0; i < side[0].n; i++) {
-		if (side[0].len[i] != side[1].len[i] ||
-		    side[0].gso[i] != side[1].gso[i] ||
-		    memcmp(side[0].out[i], side[1].out[i], side[0].len[i]))
+	for (int k = 1; k < SIDES; k++) {
+		if (side[0].n != side[k].n)
 			fail();
+		for (unsigned int i = 0; i < side[0].n; i++) {
+			if (side[0].len[i] != side[k].len[i] ||
+			    side[0].gso[i] != side[k].gso[i] ||
+			    memcmp(side[0].out[i], side[k].out[i],
+				   side[0].len[i]))
+				fail();
+		}
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < SIDES; k++) {
 		for (unsigned int i = 0; i < side[k].n; i++)
 			free(side[k].out[i]);
 		voff_gro_free(side[k].g);

@@ -180,6 +180,28 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 		     uint64_t now_ns);
 
 /**
+ * voff_gro_receive_burst() - offer several received frames, in order
+ * @gro:	the engine
+ * @pkts:	the frames, as for voff_gro_receive()
+ * @n:		number of frames (at most INT_MAX)
+ * @now_ns:	the caller's clock, for every frame of the burst
+ *
+ * Does what voff_gro_receive() on pkts[0], pkts[1], ... does, until a
+ * frame is handed back, with the same results and outputs.  Seeing the
+ * next frames lets the engine bring their headers and flow entries into
+ * the cache ahead of time, which matters when many flows are held.
+ *
+ * Return: the number k of frames kept (HELD or MERGED) from the start of
+ * @pkts; when k < @n, pkts[k] was handed back (PASS): drain the queue,
+ * deliver pkts[k], then go on with pkts + k + 1 (pkts[k + 1..] were not
+ * looked at).  -EINVAL, with nothing done, for a NULL @gro, @pkts or
+ * frame, or @n above INT_MAX.
+ * Ownership: as voff_gro_receive() for each frame up to pkts[k].
+ */
+int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
+			   unsigned int n, uint64_t now_ns);
+
+/**
  * voff_gro_flush() - end of a receive batch: flush what is due
  * @gro:	the engine
  * @now_ns:	the caller's clock

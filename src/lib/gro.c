@@ -6,9 +6,10 @@
  *
  * DOC: Theory of Operation
  *
- * A frame that continues the run of the flow the previous frame merged
- * into is first tried on the fast path (below: a masked compare with that
- * frame's headers and four field checks); any other frame, and any frame
+ * A TCP frame with a trusted checksum is first tried on the fast path
+ * (below: its flow found by the previous frame's flow or a hash of its
+ * key words at fixed offsets, a masked compare with the flow's template of
+ * the head's headers, four field checks); any other frame, and any frame
  * the fast path declines, goes through four steps:
  *
  *  1. parse(): a single bounds-checked pass over Ethernet, up to four VLAN
@@ -24,9 +25,9 @@
  *
  *  2. lookup: the flow key is the IP version, protocol, L2 length,
  *     addresses and ports; a hit also needs byte-identical L2 headers (so
- *     VLANs and MACs separate flows).  Buckets are chained through entry
- *     indices; entries also sit on an age list, oldest first, used for
- *     eviction when the table is full and for timed flushes.
+ *     VLANs and MACs separate flows).  Buckets are doubly chained through
+ *     entry indices; entries also sit on an age list, oldest first, used
+ *     for eviction when the table is full and for timed flushes.
  *
  *  3. merge rules: TTL, TOS, DF and the IP-ID rule for IPv4; the first
  *     word, next header, hop limit and extension header bytes for IPv6;
@@ -58,6 +59,7 @@
  * flows are held; the head's bytes are written once, when it is flushed.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,37 +78,32 @@ static const struct voff__gro_ops *const gro_ops[GRO_L4_COUNT] = {
 	[GRO_UDP] = &voff__gro_udp_ops,
 };
 
-/* Longest header block (L2 .. end of TCP) the fast path takes. */
-#define FAST_MAX 128
-#define FAST_WORDS (FAST_MAX / 8)
+/* Header layouts with templates at once (see struct gro_layout). */
+#define GRO_LAYOUTS 4
 
 /**
- * struct gro_fast - the header template of the flow being merged in a run
- * @flow:	flow entry index, or GRO_NIL (no template)
- * @hdr_len:	header bytes (the head's payload offset), 8 .. FAST_MAX
- * @nw:		8-byte words compared; the last one ends at @hdr_len and
- *		may overlap the one before
+ * struct gro_layout - a header layout flows keep templates of
+ * @hdr_len:	header bytes (the payload offset), 9 .. GRO_TMPL_MAX
+ * @nw:		8-byte words covering them
  * @l3_off, @l4_off: header offsets
  * @ver:	4 or 6
- * @ipsum:	IPv4: sum of the header's 16-bit words other than total
- *		length, ID and checksum (native order, unfolded)
- * @tmpl:	header words of a merged segment, AND-ed with @mask
- * @mask:	all-ones over the bytes that must be equal, zero over the
- *		bytes that change per segment (IP length, ID and checksum,
- *		TCP sequence number and checksum)
+ * @refs:	flows whose template has this layout (0: the slot may be reused)
+ * @mask:	all-ones over the bytes that must equal the head's, zero over
+ *		the bytes that change per segment (IP length, ID and checksum,
+ *		TCP sequence number and checksum) and after @hdr_len
  *
- * See fast_receive().
+ * A layout is the same for every flow of one kind of traffic (Ethernet,
+ * IPv4, TCP with timestamps: 66 bytes), so its mask stays in the cache
+ * while the templates live in the flow entries.  See fast_receive().
  */
-struct gro_fast {
-	uint32_t flow;
+struct gro_layout {
 	uint16_t hdr_len;
 	uint16_t nw;
 	uint16_t l3_off;
 	uint16_t l4_off;
 	uint8_t ver;
-	uint64_t ipsum;
-	uint64_t tmpl[FAST_WORDS];
-	uint64_t mask[FAST_WORDS];
+	uint32_t refs;
+	_Alignas(16) uint64_t mask[GRO_TMPL_WORDS];
 };
 
 struct voff_gro {
@@ -119,7 +116,14 @@ struct voff_gro {
 	uint32_t oldest;
 	uint32_t newest;
 	uint32_t last;		/* flow of the latest lookup, a cache */
-	struct gro_fast fast;	/* template of the flow in a run */
+	bool no_fast;		/* fast path off (voff__gro_set_fast()) */
+	uint8_t nlay;		/* layouts in use */
+	uint8_t guess;		/* layout tried first for an unknown frame */
+	unsigned int lay_gen;	/* bumped when a layout slot is (re)written */
+	bool last_hit;		/* the latest frame matched the flow before */
+	uint32_t fast_last;	/* flow with a template found last, or GRO_NIL */
+	const struct gro_layout *fast_lay;	/* its layout */
+	struct gro_layout lay[GRO_LAYOUTS];
 	unsigned int nflows;
 	struct voff_pkt *q_head;
 	struct voff_pkt *q_tail;
@@ -136,6 +140,8 @@ enum cls {
 };
 
 static struct voff_pkt *pop_one(struct voff_gro *g);
+static void tmpl_build(struct voff_gro *g, struct gro_flow *f,
+		       const struct gro_seg *s);
 
 /* ---- configuration and life cycle ---------------------------------------- */
 
@@ -184,9 +190,11 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	while (nb < 2 * g->cfg.max_flows)
 		nb <<= 1;
 	err = -ENOMEM;
-	g->flows = calloc(g->cfg.max_flows, sizeof(*g->flows));
+	g->flows = aligned_alloc(_Alignof(struct gro_flow),
+				 g->cfg.max_flows * sizeof(*g->flows));
 	if (!g->flows)
 		goto err_flows;
+	memset(g->flows, 0, g->cfg.max_flows * sizeof(*g->flows));
 	g->buckets = malloc(nb * sizeof(*g->buckets));
 	if (!g->buckets)
 		goto err_buckets;
@@ -202,7 +210,7 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	g->oldest = GRO_NIL;
 	g->newest = GRO_NIL;
 	g->last = GRO_NIL;
-	g->fast.flow = GRO_NIL;
+	g->fast_last = GRO_NIL;
 	*out = g;
 	return 0;
 
@@ -233,22 +241,65 @@ void voff_gro_free(struct voff_gro *gro)
 
 /* ---- parsing ----------------------------------------------------------- */
 
-/* Key: version, protocol, L2 length (2 bytes), addresses, ports. */
-static unsigned int make_key(uint8_t *key, const uint8_t *l3, uint8_t ver,
+/* Native-order loads of packet bytes (memcpy: any alignment). */
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Last key word: the ports as loaded, version, protocol, L2 length. */
+static inline uint64_t key_tail(uint32_t ports, uint8_t ver, uint8_t proto,
+				uint16_t l3_off)
+{
+	uint32_t hi = ver | (uint32_t)proto << 8 | (uint32_t)l3_off << 16;
+
+	return ports | (uint64_t)hi << 32;
+}
+
+/*
+ * Key: the addresses as 8-byte words loaded from the header (1 for IPv4,
+ * 4 for IPv6), then key_tail().  The fast path builds the same words with
+ * the same loads at a layout's offsets.  Returns the number of words.
+ */
+static unsigned int make_key(uint64_t *key, const uint8_t *l3, uint8_t ver,
 			     uint8_t proto, uint16_t l3_off,
 			     const uint8_t *ports)
 {
-	unsigned int alen = ver == 4 ? 8 : 32;
+	unsigned int n = ver == 4 ? 1 : 4;
+	const uint8_t *a = l3 + (ver == 4 ? 12 : 8);
 
-	key[0] = ver;
-	key[1] = proto;
-	gro_put16(key + 2, l3_off);
-	memcpy(key + 4, l3 + (ver == 4 ? 12 : 8), alen);
-	if (ports)
-		memcpy(key + 4 + alen, ports, 4);
-	else
-		memset(key + 4 + alen, 0, 4);
-	return 8 + alen;
+	for (unsigned int i = 0; i < n; i++)
+		key[i] = ld64(a + 8 * i);
+	key[n] = key_tail(ports ? ld32(ports) : 0, ver, proto, l3_off);
+	return n + 1;
+}
+
+static bool keys_eq(const uint64_t *a, const uint64_t *b, unsigned int n)
+{
+	uint64_t d = (a[0] ^ b[0]) | (a[n - 1] ^ b[n - 1]);
+
+	for (unsigned int i = 1; i + 1 < n; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
 }
 
 /* L2: Ethernet and VLAN tags; the L3 offset and version, or 0. */
@@ -341,7 +392,7 @@ static bool ipv4_hdr_ok(const uint8_t *ip)
 }
 
 static enum cls parse_v4(const struct voff_gro *g, struct gro_seg *s,
-			 uint32_t avail, uint8_t *key, unsigned int *kl,
+			 uint32_t avail, uint64_t *key, unsigned int *kl,
 			 bool *bad_csum)
 {
 	const uint8_t *ip = s->data + s->l3_off;
@@ -374,7 +425,7 @@ static enum cls parse_v4(const struct voff_gro *g, struct gro_seg *s,
 }
 
 static enum cls parse_v6(const struct voff_gro *g, struct gro_seg *s,
-			 uint32_t avail, uint8_t *key, unsigned int *kl)
+			 uint32_t avail, uint64_t *key, unsigned int *kl)
 {
 	const uint8_t *ip = s->data + s->l3_off;
 	uint32_t off = 40, end;
@@ -425,7 +476,7 @@ static enum cls parse_v6(const struct voff_gro *g, struct gro_seg *s,
 
 /* Sort @pkt (see enum cls) and fill @s and the flow key. */
 static enum cls parse(const struct voff_gro *g, struct voff_pkt *pkt,
-		      struct gro_seg *s, uint8_t *key, unsigned int *kl,
+		      struct gro_seg *s, uint64_t *key, unsigned int *kl,
 		      bool *bad_csum)
 {
 	enum cls c;
@@ -458,11 +509,18 @@ static uint32_t pseudo(const uint8_t *l3, uint8_t ver, uint8_t proto,
 	return voff_csum_pseudo_v6(l3 + 8, l3 + 24, proto, l4_len);
 }
 
-uint16_t voff__gro_l4_seed(const uint8_t *head, const struct gro_flow *f,
-			   uint8_t proto, uint32_t l4_len)
+uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
+			   uint32_t l4_len)
 {
-	return (uint16_t)~voff_csum_fold(pseudo(head + f->l3_off, f->ver, proto,
-						l4_len));
+	/* The key's first words are the addresses, as in the header. */
+	const uint8_t *a = (const uint8_t *)f->key;
+	uint32_t sum;
+
+	if (f->ver == 4)
+		sum = voff_csum_pseudo_v4(a, a + 4, proto, l4_len);
+	else
+		sum = voff_csum_pseudo_v6(a, a + 16, proto, l4_len);
+	return (uint16_t)~voff_csum_fold(sum);
 }
 
 static bool csum_trusted(const struct voff_pkt *pkt)
@@ -491,31 +549,35 @@ static bool l4_csum_ok(const struct gro_seg *s)
 /* ---- flow table -------------------------------------------------------- */
 
 /*
- * Flow hash: each 64-bit word of the key (16 or 40 bytes) is offset and
+ * Flow hash: each 64-bit word of the key (2 or 5 words) is offset and
  * multiplied by its own odd constant, the products summed and mixed once.
  * The products do not depend on each other, so they run in parallel: a
  * word-by-word multiply-xorshift chain cost a third of the per-packet time.
  */
-static uint32_t hash_key(const uint8_t *key, unsigned int kl, uint32_t seed)
-{
-	static const uint64_t mul[5] = {
-		0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full,
-		0x165667B19E3779F9ull, 0xD6E8FEB86659FD93ull,
-		0xFF51AFD7ED558CCDull,
-	};
-	uint64_t acc = seed, w;
+static const uint64_t hash_mul[GRO_KEY_WORDS] = {
+	0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full,
+	0x165667B19E3779F9ull, 0xD6E8FEB86659FD93ull,
+	0xFF51AFD7ED558CCDull,
+};
 
-	for (unsigned int i = 0; i < kl / 8; i++) {
-		memcpy(&w, key + 8 * i, 8);
-		acc += (w + seed) * mul[i];
-	}
+static inline uint32_t hash_mix(uint64_t acc)
+{
 	acc ^= acc >> 31;
 	acc *= 0x94D049BB133111EBull;
 	return (uint32_t)(acc >> 32);
 }
 
+static uint32_t hash_key(const uint64_t *key, unsigned int kl, uint32_t seed)
+{
+	uint64_t acc = seed;
+
+	for (unsigned int i = 0; i < kl; i++)
+		acc += (key[i] + seed) * hash_mul[i];
+	return hash_mix(acc);
+}
+
 static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
-			       const uint8_t *key, unsigned int kl,
+			       const uint64_t *key, unsigned int kl,
 			       const struct gro_seg *s)
 {
 	uint32_t i = g->buckets[h & g->bucket_mask];
@@ -524,7 +586,7 @@ static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
 		struct gro_flow *f = &g->flows[i];
 
 		if (f->hash == h && f->key_len == kl &&
-		    gro_bytes_eq(f->key, key, kl) &&
+		    keys_eq(f->key, key, kl) &&
 		    gro_bytes_eq(f->l2, s->data, s->l3_off))
 			return f;
 		i = f->hnext;
@@ -535,24 +597,26 @@ static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
 /*
  * Find the flow of @s, trying the flow of the previous lookup first: a
  * receive burst mostly brings runs of one flow, and a hit skips the hash.
- * *@h receives the key's hash (needed to insert a new flow).
+ * *@h receives the key's hash (needed to insert a new flow); with @have_h
+ * it holds it already.
  */
-static struct gro_flow *find(struct voff_gro *g, const uint8_t *key,
+static struct gro_flow *find(struct voff_gro *g, const uint64_t *key,
 			     unsigned int kl, const struct gro_seg *s,
-			     uint32_t *h)
+			     uint32_t *h, bool have_h)
 {
 	struct gro_flow *f;
 
 	if (g->last != GRO_NIL) {
 		f = &g->flows[g->last];
 		if (f->head && f->key_len == kl &&
-		    gro_bytes_eq(f->key, key, kl) &&
+		    keys_eq(f->key, key, kl) &&
 		    gro_bytes_eq(f->l2, s->data, s->l3_off)) {
 			*h = f->hash;
 			return f;
 		}
 	}
-	*h = hash_key(key, kl, g->cfg.hash_seed);
+	if (!have_h)
+		*h = hash_key(key, kl, g->cfg.hash_seed);
 	f = lookup(g, *h, key, kl, s);
 	if (f)
 		g->last = (uint32_t)(f - g->flows);
@@ -562,13 +626,20 @@ static struct gro_flow *find(struct voff_gro *g, const uint8_t *key,
 static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 {
 	uint32_t idx = (uint32_t)(f - g->flows);
-	uint32_t *pp = &g->buckets[f->hash & g->bucket_mask];
 
-	if (g->fast.flow == idx)
-		g->fast.flow = GRO_NIL;
-	while (*pp != idx)
-		pp = &g->flows[*pp].hnext;
-	*pp = f->hnext;
+	if (f->lay) {
+		g->lay[f->lay - 1].refs--;
+		f->lay = 0;
+	}
+	if (g->fast_last == idx)
+		g->fast_last = GRO_NIL;
+	/* Doubly linked: no walk over other (cold) entries of the chain. */
+	if (f->hprev == GRO_NIL)
+		g->buckets[f->hash & g->bucket_mask] = f->hnext;
+	else
+		g->flows[f->hprev].hnext = f->hnext;
+	if (f->hnext != GRO_NIL)
+		g->flows[f->hnext].hprev = f->hprev;
 	if (f->older != GRO_NIL)
 		g->flows[f->older].newer = f->newer;
 	else
@@ -610,9 +681,16 @@ static void finish_super(struct voff_gro *g, const struct gro_flow *f,
 	uint16_t c;
 
 	if (f->ver == 4) {
-		gro_put16(ip + 2, (uint16_t)f->l3_len);
-		gro_put16(ip + 10, 0);
-		c = voff_csum_ipv4_hdr(ip, 20);
+		/*
+		 * The head's other header words are summed in f->ipsum, its
+		 * ID is first_id: the cold frame is written, not read.
+		 */
+		uint8_t w[4];
+
+		gro_put16(w, (uint16_t)f->l3_len);
+		gro_put16(w + 2, f->first_id);
+		memcpy(ip + 2, w, 2);
+		c = voff_csum_fold(f->ipsum + ld16(w) + ld16(w + 2));
 		memcpy(ip + 10, &c, 2);
 	} else {
 		gro_put16(ip + 4, (uint16_t)(f->l3_len - 40));
@@ -649,7 +727,7 @@ static void flush_flow(struct voff_gro *g, struct gro_flow *f)
 }
 
 /* Flush every held flow with the addresses and protocol of @key. */
-static void flush_addrs(struct voff_gro *g, const uint8_t *key,
+static void flush_addrs(struct voff_gro *g, const uint64_t *key,
 			unsigned int kl)
 {
 	uint32_t i = g->oldest;
@@ -658,13 +736,14 @@ static void flush_addrs(struct voff_gro *g, const uint8_t *key,
 		struct gro_flow *f = &g->flows[i];
 
 		i = f->newer;
-		if (f->key_len == kl && !memcmp(f->key, key, kl - 4))
+		if (f->key_len == kl && keys_eq(f->key, key, kl - 1) &&
+		    f->key[kl - 1] >> 32 == key[kl - 1] >> 32)
 			flush_flow(g, f);
 	}
 }
 
 static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
-				 const uint8_t *key, unsigned int kl)
+				 const uint64_t *key, unsigned int kl)
 {
 	struct gro_flow *f;
 	uint32_t idx;
@@ -679,6 +758,9 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 	g->nflows++;
 	f->hash = h;
 	f->hnext = g->buckets[h & g->bucket_mask];
+	f->hprev = GRO_NIL;
+	if (f->hnext != GRO_NIL)
+		g->flows[f->hnext].hprev = idx;
 	g->buckets[h & g->bucket_mask] = idx;
 	f->older = g->newest;
 	f->newer = GRO_NIL;
@@ -687,7 +769,7 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 	else
 		g->oldest = idx;
 	g->newest = idx;
-	memcpy(f->key, key, kl);
+	memcpy(f->key, key, kl * sizeof(*key));
 	f->key_len = (uint8_t)kl;
 	g->last = idx;
 	return f;
@@ -818,7 +900,13 @@ static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 	const uint8_t *ip = s->data + s->l3_off;
 	const uint8_t *th = s->data + s->l4_off;
 
-	memcpy(f->l2, s->data, s->l3_off);
+	/*
+	 * Fixed-size copies where the frame is long enough (a variable
+	 * size is a libc call); bytes past the field are never compared.
+	 * An Ethernet frame here holds at least 28 bytes after L2.
+	 */
+	if (s->l3_off)
+		memcpy(f->l2, s->data, GRO_L2_MAX);
 	if (s->ver == 4) {
 		f->ipc[0] = ip[1];
 		f->ipc[1] = ip[6];
@@ -830,12 +918,16 @@ static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 	}
 	if (s->l4 == GRO_TCP) {
 		memcpy(f->tcpc, th + 8, 8);
-		memcpy(f->tcpc + 8, th + 20, (size_t)(s->pay_off - s->l4_off - 20));
+		if (s->l3_off + s->l3_len >= s->l4_off + 60u)
+			memcpy(f->tcpc + 8, th + 20, 40);
+		else
+			memcpy(f->tcpc + 8, th + 20,
+			       (size_t)(s->pay_off - s->l4_off - 20));
 	}
 }
 
 static void hold(struct voff_gro *g, struct voff_pkt *pkt,
-		 const struct gro_seg *s, const uint8_t *key, unsigned int kl,
+		 const struct gro_seg *s, const uint64_t *key, unsigned int kl,
 		 uint32_t h, uint64_t now_ns, bool verified)
 {
 	struct gro_flow *f = new_flow(g, h, key, kl);
@@ -856,7 +948,16 @@ static void hold(struct voff_gro *g, struct voff_pkt *pkt,
 	f->l4 = s->l4;
 	f->verified = verified;
 	f->next_seq = s->seq + s->pay_len;
+	f->ipsum = 0;
+	if (s->ver == 4) {
+		const uint8_t *ip = s->data + s->l3_off;
+
+		f->ipsum = (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
+			   ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
+			   ld16(ip + 18);
+	}
 	copy_fields(f, s);
+	tmpl_build(g, f, s);
 	g->st.held++;
 }
 
@@ -879,127 +980,200 @@ static bool expired(const struct voff_gro *g, const struct gro_flow *f,
 /* ---- the fast path ------------------------------------------------------ */
 
 /*
- * The common case of a receive burst is the next in-sequence segment of
- * the flow the previous frame merged into.  Its header block then equals
- * that frame's byte for byte, except the IP length, IPv4 ID and header
- * checksum and the TCP sequence number and checksum.  fast_receive()
- * checks exactly that with a few masked 8-byte compares against a
- * template of the flow's last merged segment, then the changing fields
- * against the flow's state, instead of parsing and applying each rule.
+ * The common case of a receive burst is the next in-sequence segment of a
+ * held flow.  Its header block then equals the flow's head byte for byte,
+ * except the IP length, IPv4 ID and header checksum and the TCP sequence
+ * number and checksum.  fast_receive() checks exactly that with a few
+ * masked 8-byte compares against the flow's template (the head's header
+ * block, kept in the flow entry when the head is taken), then the
+ * changing fields against the flow's state, instead of parsing and
+ * applying each rule.
+ *
+ * The flow is found without parsing: the flow of the previous frame if
+ * the frame's ports match its template, else the key words read at the
+ * fixed offsets of the layout seen last (make_key() on those offsets:
+ * the same words and hash as the full path's), hashed, and the bucket's
+ * entries of that layout compared.  The template compare then proves
+ * the guess: a template holds the addresses, ports, version and protocol.
  *
  * It accepts only frames the full path would merge with the same effect:
  * equal bytes mean the same layout (L2, IHL, extension headers, data
  * offset: so the same offsets and flow key) and equal compared fields
- * (TTL, TOS, DF, flow label, ack, flag word, options: that frame joined,
- * so they equal the head's); the IPv4 header checksum is checked from the
- * template's sum of the fixed words; the checksum must be trusted (VALID
- * or PARTIAL), no FIN/PSH (the flag byte is compared whole), no expiry,
- * room in the limits and, in copy mode, in the head's buffer.  Anything
- * else takes the full path, which is always right.  A template exists only
- * from the second consecutive merge of one flow on, so interleaved flows
- * pay nothing to build it; flushing its flow drops it.
+ * (TTL, TOS, DF and fragment bits, flow label, ack, flag word, options);
+ * the IPv4 header checksum is checked from the head's sum of the fixed
+ * words; the checksum must be trusted (VALID or PARTIAL), no FIN/PSH (the
+ * flag byte is compared whole, and a head holds none of the flags that
+ * end a train), no CWR (a CWR head gets no template), no expiry, room in
+ * the limits and, in copy mode, in the head's buffer.  Anything else takes
+ * the full path, which is always right.
  */
 
-static uint16_t ld16(const uint8_t *p)
+/* Whether layout @L describes @s's header block. */
+static bool layout_is(const struct gro_layout *L, const struct gro_seg *s)
 {
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
+	return L->hdr_len == s->pay_off && L->l3_off == s->l3_off &&
+	       L->l4_off == s->l4_off && L->ver == s->ver;
 }
 
-/* Make @s, which is about to join @f, the template of the fast path. */
-static void fast_build(struct voff_gro *g, const struct gro_flow *f,
-		       const struct gro_seg *s)
+/*
+ * Index of the layout of @s's header block: an existing one, a new one, or
+ * one no flow uses any more; -1 when all are taken.
+ */
+static int layout_of(struct voff_gro *g, const struct gro_seg *s)
 {
-	struct gro_fast *fa = &g->fast;
-	uint8_t m[FAST_MAX];
+	uint8_t m[GRO_TMPL_MAX];
 	unsigned int n = s->pay_off;
-	const uint8_t *ip = s->data + s->l3_off;
+	struct gro_layout *L;
+	int free_slot = -1;
 
-	if (n < 8 || n > FAST_MAX || f->l4 != GRO_TCP)
-		return;
+	for (int i = 0; i < g->nlay; i++) {
+		if (layout_is(&g->lay[i], s))
+			return i;
+		if (!g->lay[i].refs && free_slot < 0)
+			free_slot = i;
+	}
+	if (g->nlay < GRO_LAYOUTS)
+		free_slot = g->nlay++;
+	if (free_slot < 0)
+		return -1;
+	L = &g->lay[free_slot];
+	g->lay_gen++;
 	memset(m, 0xFF, n);
 	if (s->ver == 4) {
 		memset(m + s->l3_off + 2, 0, 4);	/* length, ID */
 		memset(m + s->l3_off + 10, 0, 2);	/* header checksum */
-		fa->ipsum = 0;
-		for (unsigned int k = 0; k < 20; k += 2)
-			if (k != 2 && k != 4 && k != 10)
-				fa->ipsum += ld16(ip + k);
 	} else {
 		memset(m + s->l3_off + 4, 0, 2);	/* payload length */
 	}
 	memset(m + s->l4_off + 4, 0, 4);		/* sequence number */
 	memset(m + s->l4_off + 16, 0, 2);		/* checksum */
-	fa->nw = (uint16_t)((n + 7) / 8);
-	for (unsigned int i = 0; i < fa->nw; i++) {
-		unsigned int off = i + 1 < fa->nw ? 8 * i : n - 8;
-
-		memcpy(&fa->mask[i], m + off, 8);
-		memcpy(&fa->tmpl[i], s->data + off, 8);
-		fa->tmpl[i] &= fa->mask[i];
-	}
-	fa->hdr_len = (uint16_t)n;
-	fa->l3_off = s->l3_off;
-	fa->l4_off = s->l4_off;
-	fa->ver = s->ver;
-	fa->flow = (uint32_t)(f - g->flows);
+	memset(m + n, 0, GRO_TMPL_MAX - n);
+	memcpy(L->mask, m, GRO_TMPL_MAX);
+	L->nw = (uint16_t)((n + 7) / 8);
+	L->hdr_len = (uint16_t)n;
+	L->l3_off = s->l3_off;
+	L->l4_off = s->l4_off;
+	L->ver = s->ver;
+	return free_slot;
 }
 
-/* The changing fields of a frame whose other header bytes matched. */
-static bool fast_fields(const struct voff_gro *g, const struct gro_flow *f,
-			const uint8_t *d, uint32_t len)
+/* Give the new head of @f (segment @s) a template, when it may have one. */
+static void tmpl_build(struct voff_gro *g, struct gro_flow *f,
+		       const struct gro_seg *s)
 {
-	const struct gro_fast *fa = &g->fast;
-	const uint8_t *ip = d + fa->l3_off;
-	uint32_t l3_len = len - fa->l3_off;
+	const struct gro_layout *L;
+	int li;
 
-	if (fa->ver == 4) {
-		uint16_t step = f->idmode == GRO_ID_FIXED ? 0 : f->count;
-		uint16_t id = (uint16_t)(f->first_id + step);
-		uint64_t sum;
+	f->lay = 0;
+	if (g->no_fast || s->l4 != GRO_TCP || s->pay_off > GRO_TMPL_MAX ||
+	    (s->tcp_flags & GRO_TCP_CWR))
+		return;
+	li = layout_of(g, s);
+	if (li < 0)
+		return;
+	L = &g->lay[li];
+	if (s->l3_off + s->l3_len >= GRO_TMPL_MAX) {
+		/* Direct loads: a copy read back in words stalls. */
+		for (unsigned int i = 0; i < GRO_TMPL_WORDS; i++)
+			f->tmpl[i] = ld64(s->data + 8 * i) & L->mask[i];
+	} else {
+		uint8_t pad[GRO_TMPL_MAX];
 
-		if (gro_get16(ip + 2) != l3_len || gro_get16(ip + 4) != id)
-			return false;
-		sum = fa->ipsum + ld16(ip + 2) + ld16(ip + 4) + ld16(ip + 10);
-		sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
-		if (voff_csum_fold((uint32_t)sum) != 0)
+		memset(pad, 0, sizeof(pad));
+		memcpy(pad, s->data, L->hdr_len);
+		for (unsigned int i = 0; i < GRO_TMPL_WORDS; i++)
+			f->tmpl[i] = ld64(pad + 8 * i) & L->mask[i];
+	}
+	g->lay[li].refs++;
+	f->lay = (uint8_t)(li + 1);
+	g->guess = (uint8_t)li;
+	g->fast_last = (uint32_t)(f - g->flows);
+	g->fast_lay = L;
+}
+
+/* tmpl_eq() for a frame of at most GRO_TMPL_MAX bytes: a padded copy. */
+static __attribute__((noinline)) bool tmpl_eq_short(const struct gro_layout *L,
+						    const struct gro_flow *f,
+						    const struct voff_pkt *pkt,
+						    const uint8_t *d)
+{
+	uint8_t pad[GRO_TMPL_MAX];
+	uint64_t diff = 0;
+
+	if (pkt->len <= L->hdr_len)
+		return false;
+	memset(pad, 0, sizeof(pad));
+	memcpy(pad, d, pkt->len < GRO_TMPL_MAX ? pkt->len : GRO_TMPL_MAX);
+	for (unsigned int i = 0; i < L->nw; i++)
+		diff |= (ld64(pad + 8 * i) & L->mask[i]) ^ f->tmpl[i];
+	return diff == 0;
+}
+
+/* Two 8-byte words (the compiler's vector extension: one SSE register). */
+typedef uint64_t gro_v2 __attribute__((vector_size(16)));
+
+/*
+ * Whether @pkt is longer than @L's header and its first bytes match @f's
+ * template: the whole template is compared, 16 bytes at a time, the mask
+ * zeroing the bytes after the header; a fixed count of vector operations
+ * costs less than a loop sized by the header.
+ */
+static inline bool tmpl_eq(const struct gro_layout *L,
+			   const struct gro_flow *f, const struct voff_pkt *pkt,
+			   const uint8_t *d)
+{
+	gro_v2 diff = { 0, 0 }, w, m, t;
+
+	if (pkt->len <= GRO_TMPL_MAX)
+		return tmpl_eq_short(L, f, pkt, d);
+	for (unsigned int i = 0; i < GRO_TMPL_WORDS - 2; i += 2) {
+		memcpy(&w, d + 8 * i, 16);
+		memcpy(&m, &L->mask[i], 16);
+		memcpy(&t, &f->tmpl[i], 16);
+		diff |= (w & m) ^ t;
+	}
+	/* The last 16 bytes only when the header reaches them (IPv6). */
+	if (L->nw > GRO_TMPL_WORDS - 2) {
+		memcpy(&w, d + GRO_TMPL_MAX - 16, 16);
+		memcpy(&m, &L->mask[GRO_TMPL_WORDS - 2], 16);
+		memcpy(&t, &f->tmpl[GRO_TMPL_WORDS - 2], 16);
+		diff |= (w & m) ^ t;
+	}
+	return (diff[0] | diff[1]) == 0;
+}
+
+/*
+ * Merge @pkt, whose header matched @f's template, when the changing fields
+ * and the limits allow; false (nothing changed) when the full path must
+ * decide.
+ */
+static inline bool fast_merge(struct voff_gro *g, struct gro_flow *f,
+		       const struct gro_layout *L, struct voff_pkt *pkt,
+		       const uint8_t *d, uint64_t now_ns)
+{
+	const uint8_t *ip = d + L->l3_off;
+	uint32_t pay_len = pkt->len - L->hdr_len;
+	uint32_t l3_len = pkt->len - L->l3_off;
+	uint8_t mode = f->idmode;
+
+	if (pay_len > f->gso_size || f->l3_len + pay_len > g->cfg.max_size ||
+	    f->count >= g->cfg.max_segs ||
+	    gro_get32(d + L->l4_off + 4) != f->next_seq)
+		return false;
+	if (L->ver == 4) {
+		uint16_t step = (uint16_t)(gro_get16(ip + 4) - f->first_id);
+
+		if (f->count == 1)
+			mode = step == 0 ? GRO_ID_FIXED : GRO_ID_INCR;
+		if (step != (mode == GRO_ID_FIXED ? 0 : (uint16_t)f->count) ||
+		    gro_get16(ip + 2) != l3_len ||
+		    voff_csum_fold(f->ipsum + ld16(ip + 2) + ld16(ip + 4) +
+				   ld16(ip + 10)) != 0)
 			return false;
 	} else if (gro_get16(ip + 4) != l3_len - 40) {
 		return false;
 	}
-	return gro_get32(d + fa->l4_off + 4) == f->next_seq;
-}
-
-/* Merge @pkt on the fast path; false when the full path must look. */
-static bool fast_receive(struct voff_gro *g, struct voff_pkt *pkt,
-			 uint64_t now_ns)
-{
-	const struct gro_fast *fa = &g->fast;
-	struct gro_flow *f;
-	const uint8_t *d;
-	uint64_t w, diff = 0;
-	uint32_t pay_len;
-	unsigned int i;
-
-	if (fa->flow == GRO_NIL || !csum_trusted(pkt) || pkt->gso_type ||
-	    voff_pkt_is_gso(pkt) || pkt->len <= fa->hdr_len)
-		return false;
-	f = &g->flows[fa->flow];
-	pay_len = pkt->len - fa->hdr_len;
-	if (pay_len > f->gso_size)
-		return false;
-	d = voff_pkt_data(pkt);
-	for (i = 0; i + 1 < fa->nw; i++) {
-		memcpy(&w, d + 8 * i, 8);
-		diff |= (w & fa->mask[i]) ^ fa->tmpl[i];
-	}
-	memcpy(&w, d + fa->hdr_len - 8, 8);
-	diff |= (w & fa->mask[i]) ^ fa->tmpl[i];
-	if (diff || !fast_fields(g, f, d, pkt->len) ||
-	    f->l3_len + pay_len > g->cfg.max_size ||
-	    f->count >= g->cfg.max_segs || expired(g, f, now_ns))
+	if (expired(g, f, now_ns))
 		return false;
 	if (g->cfg.sg) {
 		f->tail->next = pkt;
@@ -1010,10 +1184,11 @@ static bool fast_receive(struct voff_gro *g, struct voff_pkt *pkt,
 
 		if (voff_pkt_tailroom(hd) < pay_len)
 			return false;
-		memcpy(voff_pkt_data(hd) + hd->len, d + fa->hdr_len, pay_len);
+		memcpy(voff_pkt_data(hd) + hd->len, d + L->hdr_len, pay_len);
 		hd->len += pay_len;
 		voff_pkt_free(pkt);
 	}
+	f->idmode = mode;
 	f->l3_len += pay_len;
 	f->count++;
 	f->next_seq += pay_len;
@@ -1024,22 +1199,98 @@ static bool fast_receive(struct voff_gro *g, struct voff_pkt *pkt,
 	return true;
 }
 
-int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
-		     uint64_t now_ns)
+/*
+ * Hash of @d's key words at the offsets of the layout @lay (the full
+ * path's hash when the frame has that layout); the frame is longer than
+ * the layout's header.
+ */
+static inline uint32_t fast_hash(const struct voff_gro *g, int lay,
+				 const uint8_t *d)
+{
+	const struct gro_layout *L = &g->lay[lay];
+	const uint8_t *ip = d + L->l3_off;
+	uint64_t seed = g->cfg.hash_seed, acc = seed;
+	uint64_t tail = key_tail(ld32(d + L->l4_off), L->ver, 6, L->l3_off);
+
+	/* hash_key() over make_key()'s words, without a key in memory. */
+	if (L->ver == 4)
+		return hash_mix(acc + (ld64(ip + 12) + seed) * hash_mul[0] +
+				(tail + seed) * hash_mul[1]);
+	for (unsigned int i = 0; i < 4; i++)
+		acc += (ld64(ip + 8 + 8 * i) + seed) * hash_mul[i];
+	return hash_mix(acc + (tail + seed) * hash_mul[4]);
+}
+
+/*
+ * The flow whose template @pkt matches, and its layout in *@lp; NULL when
+ * the full path must look.  *@lay >= 0 on entry: *@h is the hash of the
+ * frame's key words at the offsets of layout *@lay (voff_gro_receive_burst()
+ * computed it ahead).  Else the flow of the previous frame is tried, then
+ * the hash is computed for the layout last seen; *@h and *@lay then say
+ * so for the full path to reuse (or *@lay stays -1).
+ */
+static inline struct gro_flow *fast_find(struct voff_gro *g,
+					 struct voff_pkt *pkt,
+					 const uint8_t *d,
+					 const struct gro_layout **lp,
+					 uint32_t *h, int *lay)
+{
+	const struct gro_layout *L;
+	struct gro_flow *f;
+	uint32_t i;
+
+	g->last_hit = false;
+	if (!g->nlay || !csum_trusted(pkt) || pkt->gso_type)
+		return NULL;
+	if (*lay < 0) {
+		if (g->fast_last != GRO_NIL) {
+			f = &g->flows[g->fast_last];
+			L = g->fast_lay;
+			if (tmpl_eq(L, f, pkt, d)) {
+				g->last_hit = true;
+				*lp = L;
+				return f;
+			}
+		}
+		if (pkt->len <= g->lay[g->guess].hdr_len)
+			return NULL;
+		*lay = g->guess;
+		*h = fast_hash(g, *lay, d);
+	}
+	L = &g->lay[*lay];
+	for (i = g->buckets[*h & g->bucket_mask]; i != GRO_NIL; i = f->hnext) {
+		f = &g->flows[i];
+		if (f->hash == *h && f->lay == *lay + 1 &&
+		    tmpl_eq(L, f, pkt, d)) {
+			/* The same flow as the frame before: a run. */
+			g->last_hit = g->fast_last == i;
+			g->last = i;
+			g->fast_last = i;
+			g->fast_lay = L;
+			*lp = L;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+void voff__gro_set_fast(struct voff_gro *gro, bool on)
+{
+	gro->no_fast = !on;
+}
+
+/* Every frame the fast path did not merge; @h and @lay: see fast_find(). */
+static int full_receive(struct voff_gro *gro, struct voff_pkt *pkt,
+			uint64_t now_ns, uint32_t h, int lay)
 {
 	struct gro_seg s;
 	struct gro_flow *f;
-	uint8_t key[40], mode;
+	uint64_t key[GRO_KEY_WORDS];
+	uint8_t mode;
 	unsigned int kl = 0;
 	bool bad_ip = false, ok;
 	enum cls c;
-	uint32_t h, prev;
 
-	if (!gro || !pkt)
-		return -EINVAL;
-	if (fast_receive(gro, pkt, now_ns))
-		return VOFF_GRO_MERGED;
-	prev = gro->last;
 	gro->st.in++;
 	c = parse(gro, pkt, &s, key, &kl, &bad_ip);
 	if (c == C_NONE)
@@ -1048,7 +1299,13 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 		flush_addrs(gro, key, kl);
 		return pass(gro, pkt, false);
 	}
-	f = find(gro, key, kl, &s, &h);
+	/* The fast path's hash is this key's when the layout was the same. */
+	if (lay >= 0 && (c != C_CAND || s.l4 != GRO_TCP ||
+			 gro->lay[lay].l3_off != s.l3_off ||
+			 gro->lay[lay].l4_off != s.l4_off ||
+			 gro->lay[lay].ver != s.ver))
+		lay = -1;
+	f = find(gro, key, kl, &s, &h, lay >= 0);
 	if (f && expired(gro, f, now_ns)) {
 		flush_flow(gro, f);
 		f = NULL;
@@ -1063,9 +1320,6 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 	    gro_ops[s.l4]->check(f, &s) == GRO_JOIN &&
 	    f->l3_len + s.pay_len <= gro->cfg.max_size &&
 	    f->count < gro->cfg.max_segs) {
-		/* A second merge in a row: the rest of the run goes fast. */
-		if (prev == (uint32_t)(f - gro->flows) && csum_trusted(pkt))
-			fast_build(gro, f, &s);
 		switch (merge(gro, f, pkt, &s, mode)) {
 		case M_DONE:
 			gro->st.merged++;
@@ -1091,6 +1345,131 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 	return VOFF_GRO_HELD;
 }
 
+/* One frame; @h and @lay: a hash computed ahead, see fast_find(). */
+static inline int receive_one(struct voff_gro *gro, struct voff_pkt *pkt,
+			      uint64_t now_ns, uint32_t h, int lay)
+{
+	const struct gro_layout *L = NULL;
+
+	if (!gro->no_fast) {
+		const uint8_t *d = voff_pkt_data(pkt);
+		struct gro_flow *f = fast_find(gro, pkt, d, &L, &h, &lay);
+
+		if (f && fast_merge(gro, f, L, pkt, d, now_ns))
+			return VOFF_GRO_MERGED;
+	}
+	return full_receive(gro, pkt, now_ns, h, lay);
+}
+
+int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
+		     uint64_t now_ns)
+{
+	if (!gro || !pkt)
+		return -EINVAL;
+	return receive_one(gro, pkt, now_ns, 0, -1);
+}
+
+/*
+ * The burst is walked with a prefetch pipeline: PF_DIST frames ahead the
+ * frame's header lines are fetched; PF_DIST / 2 ahead its key words are
+ * hashed for the layout last seen and the bucket fetched; PF_DIST / 4
+ * ahead the first entry of that bucket, PF_DIST / 8 ahead the descriptor
+ * that entry's chain ends with.  By the time a frame's turn comes
+ * its header, bucket and (most likely) flow entry are in the cache, and
+ * its hash is known.  A hash computed ahead is used only if no layout
+ * changed meanwhile (lay_gen).  While frames continue the flow of the one
+ * before (a run), nothing is hashed ahead: fast_find() finds the flow
+ * without a hash; nor is a frame the fast path will not take (checksum
+ * not trusted, GSO input).
+ */
+#define PF_DIST 16
+#define PF_RING 16
+
+static inline void pf_frame(const struct voff_pkt *p)
+{
+	const uint8_t *d = voff_pkt_data(p);
+
+	__builtin_prefetch(d);
+	__builtin_prefetch(d + 64);
+}
+
+int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
+			   unsigned int n, uint64_t now_ns)
+{
+	uint32_t hr[PF_RING], gr[PF_RING];
+	int8_t lr[PF_RING];
+	unsigned int i;
+	bool pf;
+
+	if (!gro || (!pkts && n) || n > INT_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!pkts[i])
+			return -EINVAL;
+	pf = !gro->no_fast;
+	memset(lr, -1, sizeof(lr));
+	for (i = 0; i < n && i < PF_DIST; i++)
+		pf_frame(pkts[i]);
+	for (i = 0; i < n; i++) {
+		unsigned int j = i + PF_DIST / 2, k = i + PF_DIST / 4;
+		int lay = -1, r;
+		uint32_t h = 0;
+
+		lr[j % PF_RING] = -1;
+		if (pf && gro->nlay) {
+			if (i + PF_DIST < n && !gro->last_hit) {
+				if (i + 2 * PF_DIST < n)
+					__builtin_prefetch(pkts[i + 2 * PF_DIST]);
+				pf_frame(pkts[i + PF_DIST]);
+			}
+			/* In a run of one flow the previous flow is tried
+			 * first and found: no hash needed. */
+			if (j < n && !gro->last_hit &&
+			    csum_trusted(pkts[j]) && !pkts[j]->gso_type &&
+			    pkts[j]->len > gro->lay[gro->guess].hdr_len) {
+				uint32_t hj = fast_hash(gro, gro->guess,
+							voff_pkt_data(pkts[j]));
+
+				hr[j % PF_RING] = hj;
+				gr[j % PF_RING] = gro->lay_gen;
+				lr[j % PF_RING] = (int8_t)gro->guess;
+				__builtin_prefetch(&gro->buckets[hj &
+							gro->bucket_mask]);
+			}
+			if (k < n && lr[k % PF_RING] >= 0) {
+				uint32_t b = gro->buckets[hr[k % PF_RING] &
+							  gro->bucket_mask];
+
+				if (b != GRO_NIL) {
+					const uint8_t *e = (const uint8_t *)
+							   &gro->flows[b];
+
+					__builtin_prefetch(e);
+					__builtin_prefetch(e + 64);
+					__builtin_prefetch(e + 128);
+				}
+			}
+			/* Two ahead, the entry is in: the chain's tail (sg
+			 * mode writes its next pointer). */
+			if (k - 2 < n && lr[(k - 2) % PF_RING] >= 0) {
+				uint32_t b = gro->buckets[hr[(k - 2) % PF_RING] &
+							  gro->bucket_mask];
+
+				if (b != GRO_NIL && gro->flows[b].head)
+					__builtin_prefetch(gro->flows[b].tail, 1);
+			}
+		}
+		if (lr[i % PF_RING] >= 0 && gr[i % PF_RING] == gro->lay_gen) {
+			lay = lr[i % PF_RING];
+			h = hr[i % PF_RING];
+		}
+		r = receive_one(gro, pkts[i], now_ns, h, lay);
+		if (r == VOFF_GRO_PASS)
+			return (int)i;
+	}
+	return (int)n;
+}
+
 /* ---- flushing and output ------------------------------------------------ */
 
 unsigned int voff_gro_flush_all(struct voff_gro *gro)
@@ -1098,7 +1477,18 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 	unsigned int n = 0;
 
 	while (gro->oldest != GRO_NIL) {
-		flush_flow(gro, &gro->flows[gro->oldest]);
+		struct gro_flow *f = &gro->flows[gro->oldest];
+
+		/* The next entry came in the last round: fetch its head's
+		 * descriptor and the entry after it. */
+		if (f->newer != GRO_NIL) {
+			const struct gro_flow *nf = &gro->flows[f->newer];
+
+			__builtin_prefetch(nf->head, 1);
+			if (nf->newer != GRO_NIL)
+				__builtin_prefetch(&gro->flows[nf->newer], 1);
+		}
+		flush_flow(gro, f);
 		n++;
 	}
 	return n;
@@ -1206,6 +1596,8 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 		sg->len += p->len - skip;
 	}
 	sg->n += n;
+	if (gro->q_head)
+		__builtin_prefetch(gro->q_head);
 	return (int)n;
 }
 

@@ -71,26 +71,43 @@ struct gro_seg {
 /* Longest L2 header: Ethernet and four VLAN tags. */
 #define GRO_L2_MAX 32
 
+/* Longest header block (L2 .. end of TCP) a flow template covers. */
+#define GRO_TMPL_MAX 96
+#define GRO_TMPL_WORDS (GRO_TMPL_MAX / 8)
+
+/* Flow key: address words, then one word of ports and version/protocol. */
+#define GRO_KEY_WORDS 5
+
 /**
  * struct gro_flow - a flow table entry (one held head packet)
+ * @hash:	flow hash
+ * @hnext:	next entry index in the hash chain (or the free list), or
+ *		GRO_NIL
+ * @lay:	fast path: 1 + index of the template's layout in the engine,
+ *		0 = no template
+ * @idmode:	enum gro_idmode
+ * @count:	segments in @head
+ * @gso_size:	payload of the first segment
+ * @first_id:	IPv4 ID of the first segment (host order)
+ * @next_seq:	TCP: sequence number the next segment must carry
+ * @l3_len:	current IP datagram length of @head
+ * @ipsum:	IPv4: sum of the head's header words other than total length,
+ *		ID and checksum (native order, unfolded)
  * @head:	the held packet (first segment, payload of later ones appended)
  * @tail:	sg mode: last packet of the chain head->next->...; else @head
  * @start_ns:	time the head was taken (its age)
- * @hash:	flow hash
- * @hnext:	next entry index in the hash chain, or GRO_NIL
+ * @tmpl:	fast path: the head's header block as 8-byte words, AND-ed
+ *		with the layout's mask (the bytes that change per segment
+ *		zeroed); valid when @lay is not 0
  * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
- * @key:	addresses, ports and protocol (the 5-tuple), compared on lookup
- * @key_len:	bytes of @key used
+ * @hprev:	previous entry index in the hash chain, GRO_NIL for the first
+ * @key:	addresses, ports, version, protocol and L2 length (see
+ *		make_key() in gro.c), compared on lookup
+ * @key_len:	words of @key used (2 for IPv4, 5 for IPv6)
  * @l3_off, @l4_off, @pay_off: header offsets in @head
- * @l3_len:	current IP datagram length of @head
- * @gso_size:	payload of the first segment
- * @count:	segments in @head
- * @first_id:	IPv4 ID of the first segment (host order)
- * @idmode:	enum gro_idmode
  * @ver:	4 or 6
  * @l4:		enum gro_l4
  * @verified:	head's checksum verified (or trusted VALID)
- * @next_seq:	TCP: sequence number the next segment must carry
  * @l2:		copy of the head's L2 header (@l3_off bytes)
  * @ipc:	copy of the head's compared IP fields: IPv4 TOS, flags byte,
  *		TTL; IPv6 first word, next header, hop limit
@@ -99,30 +116,36 @@ struct gro_seg {
  *
  * The copies let a merge decision read only this entry, not the head's
  * frame: with many flows the head is cold, and reading it cost more than
- * everything else a merge does.
+ * everything else a merge does.  The fields the fast path reads come
+ * first: the state fills the first cache line, the template starts the
+ * second (a 16-byte load of it never straddles two lines).
  */
 struct gro_flow {
+	_Alignas(64) uint32_t hash;
+	uint32_t hnext;
+	uint8_t lay;
+	uint8_t idmode;
+	uint16_t count;
+	uint16_t gso_size;
+	uint16_t first_id;
+	uint32_t next_seq;
+	uint32_t l3_len;
+	uint32_t ipsum;
 	struct voff_pkt *head;
 	struct voff_pkt *tail;
-	uint64_t start_ns;
-	uint32_t hash;
-	uint32_t hnext;
 	uint32_t older;
 	uint32_t newer;
-	uint8_t key[40];
+	uint32_t hprev;
+	_Alignas(64) uint64_t tmpl[GRO_TMPL_WORDS];
+	uint64_t start_ns;
+	uint64_t key[GRO_KEY_WORDS];
 	uint8_t key_len;
-	uint16_t l3_off;
-	uint16_t l4_off;
-	uint16_t pay_off;
-	uint32_t l3_len;
-	uint16_t gso_size;
-	uint16_t count;
-	uint16_t first_id;
-	uint8_t idmode;
 	uint8_t ver;
 	uint8_t l4;
 	bool verified;
-	uint32_t next_seq;
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint16_t pay_off;
 	uint8_t l2[GRO_L2_MAX];
 	uint8_t ipc[8];
 	uint8_t tcpc[48];
@@ -234,15 +257,26 @@ static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 
 /**
  * voff__gro_l4_seed() - pseudo-header seed for a super-packet's L4 header
- * @head:	frame bytes
- * @f:		the flow (addresses at @f->l3_off, version @f->ver)
+ * @f:		the flow (addresses from its key, version @f->ver)
  * @proto:	6 or 17
  * @l4_len:	L4 length (header and payload)
  *
  * Return: the checksum field value (memory order): the folded pseudo-header
  * sum, not complemented, as the kernel's CHECKSUM_PARTIAL expects.
  */
-uint16_t voff__gro_l4_seed(const uint8_t *head, const struct gro_flow *f,
-			   uint8_t proto, uint32_t l4_len);
+uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
+			   uint32_t l4_len);
+
+struct voff_gro;
+
+/**
+ * voff__gro_set_fast() - turn the engine's fast path on or off (tests)
+ * @gro:	the engine (on after voff_gro_new())
+ * @on:		false: every frame takes the full path
+ *
+ * For the differential test of the fast path against the full path; the
+ * outputs must not depend on it.  Call it with no flow held.
+ */
+void voff__gro_set_fast(struct voff_gro *gro, bool on);
 
 #endif /* VOFF_GRO_INT_H */

@@ -70,7 +70,7 @@ static void tcp_complete(const struct gro_flow *f, struct voff_pkt *head)
 	uint8_t *d = voff_pkt_data(head);
 	uint8_t *th = d + f->l4_off;
 	uint32_t l4_len = f->l3_len - (uint32_t)(f->l4_off - f->l3_off);
-	uint16_t seed = voff__gro_l4_seed(d, f, 6, l4_len);
+	uint16_t seed = voff__gro_l4_seed(f, 6, l4_len);
 
 	memcpy(th + 16, &seed, 2);
 	if (f->ver == 4) {
@@ -80,7 +80,7 @@ static void tcp_complete(const struct gro_flow *f, struct voff_pkt *head)
 	} else {
 		head->gso_type = VOFF_GSO_TCPV6;
 	}
-	if (th[13] & GRO_TCP_CWR)
+	if (f->tcpc[5] & GRO_TCP_CWR)	/* the head's flags, from the entry */
 		head->gso_type |= VOFF_GSO_TCP_ECN;
 }
 

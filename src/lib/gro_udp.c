@@ -39,7 +39,7 @@ static void udp_complete(const struct gro_flow *f, struct voff_pkt *head)
 	uint8_t *d = voff_pkt_data(head);
 	uint8_t *uh = d + f->l4_off;
 	uint32_t l4_len = f->l3_len - (uint32_t)(f->l4_off - f->l3_off);
-	uint16_t seed = voff__gro_l4_seed(d, f, 17, l4_len);
+	uint16_t seed = voff__gro_l4_seed(f, 17, l4_len);
 
 	gro_put16(uh + 4, (uint16_t)l4_len);
 	memcpy(uh + 6, &seed, 2);

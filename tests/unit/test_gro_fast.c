@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gro_fast.c - the GRO fast path (per-flow templates, gro.c) against
+ * the full path: random interleaved sequences go through an engine with
+ * the fast path off (voff__gro_set_fast()), one with it on fed frame by
+ * frame, and one with it on fed through voff_gro_receive_burst(); the
+ * three must emit the same packets (bytes, boundaries, metadata, handed
+ * back or not) in the same order
+ *
+ * The inputs are made for the fast path: mostly trusted checksums, long
+ * in-sequence runs of many interleaved flows, and then every way a frame
+ * can differ from its flow's template: flags, window, ack, timestamps,
+ * sequence gaps, IP-ID jumps and fixed IDs, TTL, TOS, DF, flow label, a
+ * random header byte flipped (in a masked field or not; the IPv4 header
+ * checksum then fails), short frames (shorter than a template), padding,
+ * GSO inputs, unverified or PARTIAL checksums, more header layouts than
+ * the engine keeps templates for (VLAN, TCP options, IPv6 extension
+ * headers), full tables (eviction), timeouts, size and segment limits.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "gro_int.h"
+#include "test_gro_util.h"
+
+#define MAXF 48
+#define SEQ_MAX 240
+#define BURST_MAX 40
+
+struct gen_flow {
+	struct sp s;
+	uint16_t mss;
+	bool fixed_id;
+};
+
+static unsigned int rnd(unsigned int n)
+{
+	return (unsigned int)(check_rand() >> 33) % n;
+}
+
+static bool chance(unsigned int pct)
+{
+	return rnd(100) < pct;
+}
+
+static void gen_flow(struct gen_flow *g, int idx, bool raw)
+{
+	memset(g, 0, sizeof(*g));
+	g->s.raw = raw;
+	g->s.v6 = chance(35);
+	g->s.udp = chance(10);
+	g->s.sport = (uint16_t)(100 + idx);
+	g->s.src_last = (uint8_t)(1 + rnd(3));
+	g->s.seq = (uint32_t)check_rand();
+	g->s.id = (uint16_t)check_rand();
+	g->s.df = chance(70);
+	g->s.ack = 1;
+	g->s.win = 3000;
+	g->fixed_id = chance(25);
+	g->mss = (uint16_t)(chance(70) ? 100 + rnd(1349) : 1 + rnd(60));
+	if (!raw && chance(20))
+		g->s.vlan = (uint16_t)(1 + rnd(3));
+	if (g->s.v6 && chance(20))
+		g->s.ext_len = (uint16_t)(8 * (1 + rnd(2)));
+	if (!g->s.udp && chance(60)) {
+		g->s.tcpopt = chance(80) ? 12 : 20;
+		g->s.tsval = (uint32_t)check_rand();
+	}
+}
+
+/* Next segment of @g: mostly the clean next one, sometimes mutated. */
+static struct sp gen_seg(struct gen_flow *g)
+{
+	static const uint8_t fl[] = { TF_PSH, TF_FIN, TF_SYN, TF_RST, TF_URG,
+				      TF_CWR, TF_ECE };
+	struct sp s = g->s;
+	uint32_t len = g->mss;
+
+	if (chance(6))
+		len = rnd(g->mss);
+	else if (chance(3))
+		len = g->mss + 1 + rnd(20);
+	if (s.udp && len == 0)
+		len = 1;
+	s.len = len;
+	s.seed = (uint8_t)check_rand();
+	if (!s.udp) {
+		s.flags = TF_ACK;
+		if (chance(6))
+			s.flags |= fl[rnd(sizeof(fl))];
+		if (chance(2))
+			g->s.win = (uint16_t)(1000 + rnd(5000));
+		if (chance(2) && s.tcpopt)
+			g->s.tsval++;
+		if (chance(2))
+			g->s.ack += 1000;
+		s.win = g->s.win;
+		s.tsval = g->s.tsval;
+		s.ack = g->s.ack;
+		if (chance(2))
+			s.seq += 1 + rnd(100);
+		else if (chance(2))
+			s.seq -= g->mss;
+	}
+	if (chance(2))
+		s.id = (uint16_t)(s.id + 2 + rnd(5));
+	if (chance(1))
+		g->s.ttl = (uint8_t)(30 + rnd(3));
+	if (chance(1))
+		g->s.tos = (uint8_t)rnd(4);
+	if (chance(1))
+		g->s.df = !g->s.df;
+	if (s.v6 && chance(1))
+		g->s.flow = rnd(3);
+	s.ttl = g->s.ttl;
+	s.tos = g->s.tos;
+	s.df = g->s.df;
+	s.flow = g->s.flow;
+	s.bad_csum = chance(1);
+	if (!s.v6 && chance(1))
+		s.ipopt = 4;
+	if (!s.raw && chance(1))
+		s.pad = 4;
+	if (!s.udp)
+		g->s.seq = s.seq + len;
+	if (!g->fixed_id)
+		g->s.id++;
+	return s;
+}
+
+/* One input frame and the receive state it comes with. */
+struct in {
+	uint8_t d[1600];
+	uint32_t len;
+	uint8_t csum;
+	uint32_t gso_type;
+	uint16_t gso_size;
+};
+
+static struct in ins[SEQ_MAX];
+static struct run A, B, C;	/* full path; fast per frame; fast, bursts */
+
+static void make_input(struct in *in, struct gen_flow *g)
+{
+	struct sp s = gen_seg(g);
+	size_t len = sp_build(&s, in->d, sizeof(in->d));
+	unsigned int r = rnd(100);
+
+	CHECK_GT(len, 0);
+	in->len = (uint32_t)len;
+	/* A bad IPv4 header checksum: a masked field the fast path checks. */
+	if (!s.v6 && chance(2))
+		in->d[(s.raw ? 0 : 14 + (s.vlan ? 4 : 0)) + 10 + rnd(2)] ^=
+			(uint8_t)(1 << rnd(8));
+	/* A header byte flipped: the lookup, the mask and the checks. */
+	if (chance(4))
+		in->d[rnd(len < 100 ? (unsigned int)len : 100)] ^=
+			(uint8_t)(1 << rnd(8));
+	in->csum = r < 85 ? VOFF_CSUM_VALID :
+		   r < 92 ? VOFF_CSUM_PARTIAL : VOFF_CSUM_NONE;
+	in->gso_type = 0;
+	in->gso_size = 0;
+	if (chance(1)) {
+		in->gso_type = s.v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
+		in->gso_size = chance(50) ? 100 : 0;
+	}
+}
+
+static struct voff_pkt *alloc_in(struct run *r, const struct in *in)
+{
+	struct voff_pkt *p;
+
+	CHECK_OK(voff_pkt_alloc(r->pool, &p));
+	CHECK_OK(voff_pkt_set_data(p, in->d, in->len));
+	p->csum = in->csum;
+	p->gso_type = in->gso_type;
+	p->gso_size = in->gso_size;
+	return p;
+}
+
+static void feed_one(struct run *r, const struct in *in, uint64_t now)
+{
+	struct voff_pkt *p = alloc_in(r, in);
+	int rc = voff_gro_receive(r->g, p, now);
+
+	CHECK_GE(rc, 0);
+	if (rc == VOFF_GRO_PASS) {
+		run_collect(r);
+		run_record(r, p, true);
+		voff_pkt_free(p);
+	}
+}
+
+/* A burst through voff_gro_receive_burst(), handed-back frames delivered
+ * as gro.h asks: queue first, then the frame. */
+static void feed_burst(struct run *r, const struct in *in, int n,
+		       uint64_t now)
+{
+	struct voff_pkt *p[BURST_MAX];
+	int i = 0;
+
+	for (int k = 0; k < n; k++)
+		p[k] = alloc_in(r, &in[k]);
+	while (i < n) {
+		int k = voff_gro_receive_burst(r->g, p + i,
+					       (unsigned int)(n - i), now);
+
+		CHECK_GE(k, 0);
+		CHECK_LE(k, n - i);
+		i += k;
+		if (i < n) {
+			run_collect(r);
+			run_record(r, p[i], true);
+			voff_pkt_free(p[i]);
+			i++;
+		}
+	}
+}
+
+static void check_same(const struct run *x, const struct run *y)
+{
+	CHECK_EQ(x->n, y->n);
+	for (int i = 0; i < x->n; i++) {
+		const struct rec *a = &x->out[i], *b = &y->out[i];
+
+		CHECK_EQ(a->len, b->len);
+		CHECK_EQ(a->passed, b->passed);
+		CHECK_EQ(a->gso_type, b->gso_type);
+		CHECK_EQ(a->gso_size, b->gso_size);
+		CHECK_EQ(a->gso_segs, b->gso_segs);
+		CHECK_EQ(a->csum, b->csum);
+		if (a->csum == VOFF_CSUM_PARTIAL) {
+			CHECK_EQ(a->csum_start, b->csum_start);
+			CHECK_EQ(a->csum_offset, b->csum_offset);
+		}
+		CHECK(memcmp(a->d, b->d, a->len) == 0);
+	}
+}
+
+static unsigned long n_out, n_merged_out, n_fast_seqs;
+
+static void one_sequence(bool sg, bool raw)
+{
+	struct voff_gro_config cfg = { .start = raw ? VOFF_PARSE_IP
+						    : VOFF_PARSE_ETH };
+	struct gen_flow gf[MAXF];
+	int nflows = 1 + (int)rnd(chance(50) ? 4 : MAXF);
+	int nin = 50 + (int)rnd(SEQ_MAX - 50);
+	bool runs = chance(30);
+	uint64_t now = 1000;
+	int i = 0;
+
+	cfg.max_flows = chance(70) ? 64 : 1 + rnd(16);
+	cfg.max_size = chance(20) ? 200 + rnd(6000) : 0;
+	cfg.max_segs = chance(20) ? 2 + rnd(10) : 0;
+	cfg.no_udp = chance(20);
+	cfg.flush_timeout_ns = chance(25) ? 1 + rnd(50) : 0;
+	cfg.sg = sg;
+	run_init(&A, &cfg);
+	run_init(&B, &cfg);
+	run_init(&C, &cfg);
+	voff__gro_set_fast(A.g, false);
+	for (int k = 0; k < nflows; k++)
+		gen_flow(&gf[k], k, raw);
+	/* Round robin with random skips, or runs of one flow. */
+	for (int k = 0, f = 0; k < nin; k++) {
+		if (runs ? chance(10) : !chance(10))
+			f = (f + 1 + (chance(20) ? (int)rnd(3) : 0)) % nflows;
+		make_input(&ins[k], &gf[f]);
+	}
+	while (i < nin) {
+		int n = 1 + (int)rnd(BURST_MAX);
+
+		if (n > nin - i)
+			n = nin - i;
+		for (int k = 0; k < n; k++) {
+			feed_one(&A, &ins[i + k], now);
+			feed_one(&B, &ins[i + k], now);
+		}
+		feed_burst(&C, &ins[i], n, now);
+		i += n;
+		now += rnd(20);
+		if (chance(30)) {
+			voff_gro_flush(A.g, now);
+			voff_gro_flush(B.g, now);
+			voff_gro_flush(C.g, now);
+			run_collect(&A);
+			run_collect(&B);
+			run_collect(&C);
+		}
+	}
+	run_end(&A);
+	run_end(&B);
+	run_end(&C);
+	check_same(&A, &B);
+	check_same(&A, &C);
+	{
+		struct voff_gro_stats sa, sb;
+
+		voff_gro_stats(A.g, &sa);
+		voff_gro_stats(B.g, &sb);
+		CHECK_EQ(sa.in, sb.in);
+		CHECK_EQ(sa.merged, sb.merged);
+		CHECK_EQ(sa.held, sb.held);
+		CHECK_EQ(sa.passed, sb.passed);
+		CHECK_EQ(sa.out_merged, sb.out_merged);
+		CHECK_EQ(sa.csum_bad, sb.csum_bad);
+		n_merged_out += sa.out_merged;
+		if (sb.merged > sb.held)
+			n_fast_seqs++;
+	}
+	n_out += (unsigned long)A.n;
+	run_fini(&A);
+	run_fini(&B);
+	run_fini(&C);
+}
+
+static void check_coverage(void)
+{
+	if (getenv("GRO_FAST_VERBOSE"))
+		fprintf(stderr, "%lu outputs, %lu super-packets\n", n_out,
+			n_merged_out);
+	CHECK_GT(n_merged_out, n_out / 10);
+}
+
+static void t_fast_copy(void)
+{
+	for (int i = 0; i < 100; i++)
+		one_sequence(false, false);
+	check_coverage();
+}
+
+static void t_fast_sg(void)
+{
+	for (int i = 0; i < 100; i++)
+		one_sequence(true, false);
+	check_coverage();
+}
+
+static void t_fast_raw(void)
+{
+	for (int i = 0; i < 40; i++)
+		one_sequence(i & 1, true);
+	check_coverage();
+}
+
+/* The API's edges: bad arguments, an empty burst. */
+static void t_burst_args(void)
+{
+	struct voff_gro *g;
+	struct voff_pkt *p[2] = { NULL, NULL };
+
+	CHECK_OK(voff_gro_new(&g, NULL));
+	CHECK_EQ(voff_gro_receive_burst(NULL, p, 0, 0), -EINVAL);
+	CHECK_EQ(voff_gro_receive_burst(g, NULL, 1, 0), -EINVAL);
+	CHECK_EQ(voff_gro_receive_burst(g, p, 2, 0), -EINVAL);
+	CHECK_EQ(voff_gro_receive_burst(g, NULL, 0, 0), 0);
+	CHECK_EQ(voff_gro_receive_burst(g, p, 0, 0), 0);
+	voff_gro_free(g);
+}
+
+CHECK_MAIN(CHECK_TEST(t_fast_copy), CHECK_TEST(t_fast_sg),
+	   CHECK_TEST(t_fast_raw), CHECK_TEST(t_burst_args))
