@@ -568,23 +568,37 @@ static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
 		forward(sw, id, pkt, now);
 }
 
+/*
+ * One receive batch of port @id: through its GRO engine a burst at a time
+ * (voff_gro_receive_burst() stops after a frame it hands back, which goes
+ * after what the engine flushed before it: earlier segments of its flow).
+ */
 static void ingress(struct voff_switch *sw, unsigned int id,
-		    struct voff_pkt *pkt, uint64_t now)
+		    struct voff_batch *rx, uint64_t now)
 {
 	struct sw_port *p = &sw->p[id];
+	unsigned int k = 0;
 	int r;
 
 	if (!p->gro) {
-		forward(sw, id, pkt, now);
+		for (k = 0; k < rx->n; k++)
+			forward(sw, id, rx->pkts[k], now);
 		return;
 	}
-	r = voff_gro_receive(p->gro, pkt, now);
-	/* What the engine flushed precedes @pkt on the wire. */
-	drain_gro(sw, id, now);
-	if (r == VOFF_GRO_PASS)
-		forward(sw, id, pkt, now);
-	else if (r < 0)
-		voff_pkt_free(pkt);
+	while (k < rx->n) {
+		r = voff_gro_receive_burst(p->gro, rx->pkts + k, rx->n - k,
+					   now);
+		if (r < 0) {
+			/* Not reached: the batch holds no NULL packet. */
+			while (k < rx->n)
+				voff_pkt_free(rx->pkts[k++]);
+			break;
+		}
+		k += (unsigned int)r;
+		drain_gro(sw, id, now);
+		if (k < rx->n)
+			forward(sw, id, rx->pkts[k++], now);
+	}
 }
 
 static void flush_all_tx(struct voff_switch *sw)
@@ -617,8 +631,7 @@ static int step(struct voff_switch *sw)
 			if (p->fd >= 0)
 				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
 		}
-		for (unsigned int k = 0; k < rx.n; k++)
-			ingress(sw, i, rx.pkts[k], now);
+		ingress(sw, i, &rx, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
 			drain_gro(sw, i, now);
 		p->busy = p->fd < 0 && n > 0;
