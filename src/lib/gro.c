@@ -587,7 +587,7 @@ static struct gro_flow *lookup(struct voff_gro *g, uint32_t h,
 
 		if (f->hash == h && f->key_len == kl &&
 		    keys_eq(f->key, key, kl) &&
-		    gro_bytes_eq(f->l2, s->data, s->l3_off))
+		    gro_bytes_eq(gro_flow_l2(f), s->data, s->l3_off))
 			return f;
 		i = f->hnext;
 	}
@@ -610,7 +610,7 @@ static struct gro_flow *find(struct voff_gro *g, const uint64_t *key,
 		f = &g->flows[g->last];
 		if (f->head && f->key_len == kl &&
 		    keys_eq(f->key, key, kl) &&
-		    gro_bytes_eq(f->l2, s->data, s->l3_off)) {
+		    gro_bytes_eq(gro_flow_l2(f), s->data, s->l3_off)) {
 			*h = f->hash;
 			return f;
 		}
@@ -781,7 +781,7 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 static enum gro_verdict check_ip(const struct gro_flow *f,
 				 const struct gro_seg *s, uint8_t *mode)
 {
-	const uint8_t *c = f->ipc;
+	const uint8_t *c = gro_flow_ip(f);
 	const uint8_t *n = s->data + s->l3_off;
 	const uint8_t *h;
 
@@ -789,7 +789,7 @@ static enum gro_verdict check_ip(const struct gro_flow *f,
 	if (f->ver == 4) {
 		uint16_t step;
 
-		if (c[0] != n[1] || c[2] != n[8] || ((c[1] ^ n[6]) & 0x40))
+		if (c[1] != n[1] || c[8] != n[8] || ((c[6] ^ n[6]) & 0x40))
 			return GRO_SPLIT;
 		step = (uint16_t)(gro_get16(n + 4) - f->first_id);
 		if (f->count == 1)
@@ -798,7 +798,7 @@ static enum gro_verdict check_ip(const struct gro_flow *f,
 			return GRO_SPLIT;
 		return GRO_JOIN;
 	}
-	if (memcmp(c, n, 4) != 0 || c[4] != n[6] || c[5] != n[7])
+	if (memcmp(c, n, 4) != 0 || c[6] != n[6] || c[7] != n[7])
 		return GRO_SPLIT;
 	if (s->l4_off - s->l3_off != f->l4_off - f->l3_off)
 		return GRO_SPLIT;
@@ -894,7 +894,10 @@ static enum merge_res merge(struct voff_gro *g, struct gro_flow *f,
 	return M_DONE;
 }
 
-/* Keep the head's compared fields in the entry (see gro_int.h). */
+/*
+ * Keep the head's compared fields in the entry (see gro_int.h), for a flow
+ * without a template.
+ */
 static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 {
 	const uint8_t *ip = s->data + s->l3_off;
@@ -907,21 +910,13 @@ static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 	 */
 	if (s->l3_off)
 		memcpy(f->l2, s->data, GRO_L2_MAX);
-	if (s->ver == 4) {
-		f->ipc[0] = ip[1];
-		f->ipc[1] = ip[6];
-		f->ipc[2] = ip[8];
-	} else {
-		memcpy(f->ipc, ip, 4);
-		f->ipc[4] = ip[6];
-		f->ipc[5] = ip[7];
-	}
+	memcpy(f->ipc, ip, 12);
 	if (s->l4 == GRO_TCP) {
-		memcpy(f->tcpc, th + 8, 8);
+		memcpy(f->tcpc, th + 8, 12);
 		if (s->l3_off + s->l3_len >= s->l4_off + 60u)
-			memcpy(f->tcpc + 8, th + 20, 40);
+			memcpy(f->tcpc + 12, th + 20, 40);
 		else
-			memcpy(f->tcpc + 8, th + 20,
+			memcpy(f->tcpc + 12, th + 20,
 			       (size_t)(s->pay_off - s->l4_off - 20));
 	}
 }
@@ -956,8 +951,9 @@ static void hold(struct voff_gro *g, struct voff_pkt *pkt,
 			   ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
 			   ld16(ip + 18);
 	}
-	copy_fields(f, s);
 	tmpl_build(g, f, s);
+	if (!f->lay)
+		copy_fields(f, s);
 	g->st.held++;
 }
 

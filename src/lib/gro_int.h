@@ -93,32 +93,36 @@ struct gro_seg {
  * @l3_len:	current IP datagram length of @head
  * @ipsum:	IPv4: sum of the head's header words other than total length,
  *		ID and checksum (native order, unfolded)
+ * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
  * @head:	the held packet (first segment, payload of later ones appended)
  * @tail:	sg mode: last packet of the chain head->next->...; else @head
+ * @hprev:	previous entry index in the hash chain, GRO_NIL for the first
  * @start_ns:	time the head was taken (its age)
  * @tmpl:	fast path: the head's header block as 8-byte words, AND-ed
  *		with the layout's mask (the bytes that change per segment
  *		zeroed); valid when @lay is not 0
- * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
- * @hprev:	previous entry index in the hash chain, GRO_NIL for the first
- * @key:	addresses, ports, version, protocol and L2 length (see
- *		make_key() in gro.c), compared on lookup
  * @key_len:	words of @key used (2 for IPv4, 5 for IPv6)
- * @l3_off, @l4_off, @pay_off: header offsets in @head
  * @ver:	4 or 6
  * @l4:		enum gro_l4
  * @verified:	head's checksum verified (or trusted VALID)
+ * @l3_off, @l4_off, @pay_off: header offsets in @head
+ * @key:	addresses, ports, version, protocol and L2 length (see
+ *		make_key() in gro.c), compared on lookup
  * @l2:		copy of the head's L2 header (@l3_off bytes)
- * @ipc:	copy of the head's compared IP fields: IPv4 TOS, flags byte,
- *		TTL; IPv6 first word, next header, hop limit
- * @tcpc:	copy of the head's TCP ack, flag word (data offset, flags,
- *		window) and options
+ * @ipc:	copy of the head's first 12 IP header bytes
+ * @tcpc:	copy of the head's TCP header from the ack on (ack, flag word
+ *		of data offset, flags and window, checksum, urgent pointer,
+ *		options)
  *
  * The copies let a merge decision read only this entry, not the head's
  * frame: with many flows the head is cold, and reading it cost more than
- * everything else a merge does.  The fields the fast path reads come
- * first: the state fills the first cache line, the template starts the
- * second (a 16-byte load of it never straddles two lines).
+ * everything else a merge does.  A flow with a template keeps no copies:
+ * its template holds the same bytes (only bytes the rules do not compare
+ * are masked), see gro_flow_l2() and its neighbours.  The fields the fast
+ * path reads come first: the state and age fill the first cache line, the
+ * template the next two (a 16-byte load of it never straddles two lines),
+ * the offsets and an IPv4 key end the third; so taking a TCP4 head with a
+ * template writes three lines, not five.
  */
 struct gro_flow {
 	_Alignas(64) uint32_t hash;
@@ -131,14 +135,13 @@ struct gro_flow {
 	uint32_t next_seq;
 	uint32_t l3_len;
 	uint32_t ipsum;
+	uint32_t older;
 	struct voff_pkt *head;
 	struct voff_pkt *tail;
-	uint32_t older;
 	uint32_t newer;
 	uint32_t hprev;
-	_Alignas(64) uint64_t tmpl[GRO_TMPL_WORDS];
 	uint64_t start_ns;
-	uint64_t key[GRO_KEY_WORDS];
+	_Alignas(64) uint64_t tmpl[GRO_TMPL_WORDS];
 	uint8_t key_len;
 	uint8_t ver;
 	uint8_t l4;
@@ -146,10 +149,32 @@ struct gro_flow {
 	uint16_t l3_off;
 	uint16_t l4_off;
 	uint16_t pay_off;
+	uint64_t key[GRO_KEY_WORDS];
 	uint8_t l2[GRO_L2_MAX];
-	uint8_t ipc[8];
-	uint8_t tcpc[48];
+	uint8_t ipc[12];
+	uint8_t tcpc[52];
 };
+
+/* The head's L2 header (@f->l3_off bytes). */
+static inline const uint8_t *gro_flow_l2(const struct gro_flow *f)
+{
+	return f->lay ? (const uint8_t *)f->tmpl : f->l2;
+}
+
+/* The head's first 12 IP header bytes (the length and ID may be masked). */
+static inline const uint8_t *gro_flow_ip(const struct gro_flow *f)
+{
+	return f->lay ? (const uint8_t *)f->tmpl + f->l3_off : f->ipc;
+}
+
+/*
+ * The head's TCP header from byte 8 on (the ack; the checksum may be
+ * masked), up to the end of its options.
+ */
+static inline const uint8_t *gro_flow_tcp8(const struct gro_flow *f)
+{
+	return f->lay ? (const uint8_t *)f->tmpl + f->l4_off + 8 : f->tcpc;
+}
 
 #define GRO_NIL UINT32_MAX
 

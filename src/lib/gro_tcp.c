@@ -24,11 +24,14 @@
 /* FIN and PSH may differ between segments of one train. */
 #define FLAG_WORD_MASK (~(uint32_t)((GRO_TCP_FIN | GRO_TCP_PSH) << 16))
 
-/* The head's fields come from the flow's copy (f->tcpc), see gro_int.h. */
+/*
+ * The head's fields come from the flow entry (its template or its copy,
+ * gro_flow_tcp8()), see gro_int.h.
+ */
 static enum gro_verdict tcp_check(const struct gro_flow *f,
 				  const struct gro_seg *s)
 {
-	const uint8_t *tc = f->tcpc;
+	const uint8_t *tc = gro_flow_tcp8(f);
 	const uint8_t *nt = s->data + s->l4_off;
 	unsigned int doff = (unsigned int)(nt[12] >> 4) * 4;
 
@@ -39,7 +42,7 @@ static enum gro_verdict tcp_check(const struct gro_flow *f,
 	if (memcmp(tc, nt + 8, 4) != 0)
 		return GRO_SPLIT;
 	/* Equal flag words mean equal data offsets. */
-	if (!gro_bytes_eq(tc + 8, nt + 20, doff - 20))
+	if (!gro_bytes_eq(tc + 12, nt + 20, doff - 20))
 		return GRO_SPLIT;
 	if (s->seq != f->next_seq)
 		return GRO_SPLIT;
@@ -80,7 +83,7 @@ static void tcp_complete(const struct gro_flow *f, struct voff_pkt *head)
 	} else {
 		head->gso_type = VOFF_GSO_TCPV6;
 	}
-	if (f->tcpc[5] & GRO_TCP_CWR)	/* the head's flags, from the entry */
+	if (gro_flow_tcp8(f)[5] & GRO_TCP_CWR)	/* the head's flags */
 		head->gso_type |= VOFF_GSO_TCP_ECN;
 }
 
