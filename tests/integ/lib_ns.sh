@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 #
 # lib_ns.sh - shell helpers the fault, flood and soak tests source: their
 # own namespaces (removed at exit), a `voff switch` under test, iperf3 runs,
