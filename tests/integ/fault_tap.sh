@@ -38,10 +38,10 @@ iperf_run "$A" "$B" 10.81.0.2 8 "$LIB_TMP/load.json" &
 ipid=$!
 sleep 1.5
 # Traffic to the ports that are about to die: broadcasts flood to them.
-ip netns exec "$C" ping -b -c 3 -i 0.2 10.81.0.255 >/dev/null 2>&1
+nsbcast "$C" 10.81.0.255
 ip -n "$C" link del vc
 sleep 0.5
-ip netns exec "$D" ping -c 3 -i 0.2 10.81.0.1 >/dev/null 2>&1 &
+nsping "$D" 10.81.0.1 &
 sleep 0.2
 ip netns del "$D"
 sleep 0.5

@@ -131,3 +131,43 @@ except Exception:
     print(0)
 PY
 }
+
+# nsping NS ADDR [COUNT] - ICMP echo from NS (raw socket; no ping needed):
+# 0 when a reply came back within a second of one of COUNT tries
+nsping() {
+	ip netns exec "$1" python3 - "$2" "${3:-3}" <<'PY'
+import os, socket, struct, sys, time
+addr, count = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.settimeout(1.0)
+def csum(b):
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    t = (t >> 16) + (t & 0xFFFF); t += t >> 16
+    return ~t & 0xFFFF
+ident = os.getpid() & 0xFFFF
+for seq in range(count):
+    h = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + b"voff" * 8
+    h = h[:2] + struct.pack("!H", csum(h)) + h[4:]
+    s.sendto(h, (addr, 0))
+    end = time.time() + 1.0
+    while time.time() < end:
+        try:
+            d, _ = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        ihl = (d[0] & 15) * 4
+        if d[ihl] == 0 and struct.unpack("!H", d[ihl + 4:ihl + 6])[0] == ident:
+            sys.exit(0)
+sys.exit(1)
+PY
+}
+
+# nsbcast NS BCAST - a few UDP broadcasts from NS (flooded to every port)
+nsbcast() {
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+for _ in range(5):
+    s.sendto(b"voff", (sys.argv[1], 9))' "$2"
+}
