@@ -427,7 +427,7 @@ static int cmd_limits(struct voff_switch *sw, char **w, int n, FILE *f,
 				    w[i + 1]);
 	}
 	for (int i = 1; i < n; i += 2) {
-		uint64_t v;
+		uint64_t v = 0;	/* checked above; gcc -O3 cannot see it */
 
 		parse_u64(w[i + 1], &v);
 		if (!strcmp(w[i], "gro_flush_timeout"))
