@@ -120,7 +120,8 @@ elif mode == "tcp-client":
             c = socket.create_connection((addr, port), timeout=30)
             c.sendall(struct.pack("!Q", n) + data)
             r = recv_all(c, 40); c.close()
-        except (EOFError, OSError):
+        except (EOFError, OSError) as e:
+            print("stream %d: %r" % (streams, e), file=sys.stderr)
             failed += 1; time.sleep(0.2); continue
         streams += 1
         if r[:32] == hashlib.sha256(data).digest() and \
@@ -176,9 +177,9 @@ done
 usrv=("${lib_pids[@]: -1}" "${lib_pids[@]: -3:1}")
 sleep 0.5
 # Stream checkers, IPv4 and IPv6 at once.
-ip netns exec "$A" python3 "$py" tcp-client 10.83.0.2 5301 "$seed" "$t_end" >"$out/tcp4.txt" &
+ip netns exec "$A" python3 "$py" tcp-client 10.83.0.2 5301 "$seed" "$t_end" >"$out/tcp4.txt" 2>"$out/tcp4.err" &
 tc4=$!
-ip netns exec "$A" python3 "$py" tcp-client fd83::2 5301 $((seed + 1)) "$t_end" >"$out/tcp6.txt" &
+ip netns exec "$A" python3 "$py" tcp-client fd83::2 5301 $((seed + 1)) "$t_end" >"$out/tcp6.txt" 2>"$out/tcp6.err" &
 tc6=$!
 ip netns exec "$A" python3 "$py" udp-client 10.83.0.2 5302 $((seed + 2)) "$t_end" >"$out/udps4.txt" &
 uc4=$!
