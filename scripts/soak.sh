@@ -6,6 +6,7 @@
 # the switch's RSS and descriptors sampled
 #
 # usage: scripts/soak.sh [--minutes N] [--asan] [--seed N] [--out DIR]
+#                        [--faults "0 1 2 3"]
 #
 #   ns A  va 10.83.0.1 fd83::1 <-TAP->  voff  <-TAP-> vb 10.83.0.2 fd83::2  ns B
 #   ns C  vc 10.83.0.3         <-TAP->  switch
@@ -20,7 +21,8 @@
 # fault ports busy.
 # Faults, every 2-8 s at random: `ports del`+`ports add` of vc; vc's TAP
 # deleted under the switch, then the failed port removed and added again;
-# e1 down and up; GRO on va toggled.
+# e1 down and up; GRO on va toggled (--faults picks among these four by
+# number; each is logged with its time in DIR/faults.log).
 # Checks at the end: zero corrupt bytes or datagrams, no iperf3 round
 # failed, the switch alive throughout and exiting 0 (under ASan: no error
 # report, no leak), descriptors as after the warm-up, VmRSS at most 16 MiB
@@ -31,14 +33,16 @@
 # build/default/voff (scripts/test.sh's presets).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-minutes=10 asan=0 seed=$$ out=
+minutes=10 asan=0 seed=$$ out='' faults="0 1 2 3"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--minutes) minutes=$2; shift 2 ;;
 	--asan) asan=1; shift ;;
 	--seed) seed=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: $0 [--minutes N] [--asan] [--seed N] [--out DIR]" >&2
+	--faults) faults=$2; shift 2 ;;
+	*) echo "usage: $0 [--minutes N] [--asan] [--seed N] [--out DIR]" \
+		"[--faults LIST]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -121,7 +125,8 @@ elif mode == "tcp-client":
             c.sendall(struct.pack("!Q", n) + data)
             r = recv_all(c, 40); c.close()
         except (EOFError, OSError) as e:
-            print("stream %d: %r" % (streams, e), file=sys.stderr)
+            print("%.1f stream %d: %r" % (time.time(), streams, e),
+                  file=sys.stderr)
             failed += 1; time.sleep(0.2); continue
         streams += 1
         if r[:32] == hashlib.sha256(data).digest() and \
@@ -236,7 +241,10 @@ while :; do
 		next_sample=$((now + 5))
 	fi
 	if [ -n "$rss_warm" ] && [ "$now" -ge "$next_fault" ]; then
-		case $((RANDOM % 4)) in
+		read -ra fl <<<"$faults"
+		fault=${fl[RANDOM % ${#fl[@]}]}
+		echo "$(date +%s.%N | cut -c1-12) $fault" >>"$out/faults.log"
+		case $fault in
 		0)	vctl ports del vc >/dev/null &&
 			vctl ports add "tap:vc@$C" >/dev/null &&
 			addr_tap "$C" vc 10.83.0.3/24 &&

@@ -9,7 +9,8 @@
 #    qdisc at 8 kbit/s gets a UDP blast; its drops are counted, the main
 #    flow is not held back;
 #  - a TAP whose device is down (vt) gets the same blast: every write fails
-#    and is counted as a drop.
+#    and is counted as a drop;
+#  - at the end e1's veth is deleted: the port is marked failed and removed.
 #
 #   ns A  va 10.82.0.1 <-TAP->              <-TAP-> vb 10.82.0.2  ns B
 #   ns E  e0 10.82.0.5 =veth= e1 <-packet->  voff switch
@@ -125,10 +126,17 @@ if nsping "$S" 10.82.0.1; then
 	ok "slow consumer recovers"; else bad "s1 after tbf removed"; fi
 if nsping "$T" 10.82.0.1; then
 	ok "down TAP recovers when up"; else bad "vt after up"; fi
+# The packet port's interface deleted: the port fails, and is removable.
+ip -n "$E" link del e0
+nsbcast "$A" 10.82.0.255
+sleep 0.3
+if vctl ports | grep -q "e1 .*FAILED"; then ok "deleted interface: packet port failed"
+else bad "packet port after its interface went: $(vctl ports | grep e1)"; fi
+if vctl ports del e1; then ok "failed packet port removed"; else bad "ports del e1"; fi
 fd1=$(sw_fds) rss1=$(sw_rss_kb)
 echo "# after: $fd1 descriptors, VmRSS $rss1 KiB"
-if [ "$fd1" -eq "$fd0" ]; then ok "no descriptor leaked"
-else bad "descriptors $fd0 -> $fd1"; fi
+if [ "$fd1" -eq $((fd0 - 1)) ]; then ok "no descriptor leaked"
+else bad "descriptors $fd0 -> $fd1 (want $((fd0 - 1)))"; fi
 if [ "$rss1" -lt $((rss0 + 8192)) ]; then ok "RSS bounded (+$((rss1 - rss0)) KiB)"
 else bad "RSS grew $rss0 -> $rss1 KiB"; fi
 if sw_stop; then ok "switch stopped cleanly"; else bad "switch exit status"; fi
