@@ -489,7 +489,7 @@ static void port_drops(FILE *f, bool json, const struct voff_port *port)
 				fprintf(f, ",\"%s_drop_%s\":%" PRIu64, dir[k],
 					d[i].name, d[i].count);
 			else
-				fprintf(f, "  %s_drop_%-4s %" PRIu64 "\n",
+				fprintf(f, "  %s_drop_%s %" PRIu64 "\n",
 					dir[k], d[i].name, d[i].count);
 		}
 	}
