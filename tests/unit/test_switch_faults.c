@@ -157,9 +157,10 @@ static void t_reasons(void)
 	/* No drop, no reason line. */
 	r = ctl(sw, "stats b");
 	CHECK(strstr(r, "rx_drop_") == NULL && strstr(r, "tx_drop_") == NULL);
-	voff_switch_free(sw);
+	/* The peers' rings hold packets of the switch's pool: close first. */
 	voff_port_close(peer_a);
 	voff_port_close(peer_b);
+	voff_switch_free(sw);
 }
 
 /*
@@ -208,10 +209,10 @@ static void t_random(void)
 	CHECK_EQ(rx_reasons(r), json_u64(r, "rx_dropped"));
 	CHECK_GT(json_u64(r, "rx_dropped"), 0);
 	CHECK_GT(json_u64(r, "rx_packets"), 0);
-	voff_switch_free(sw);
-	voff_pool_free(pool);
 	voff_port_close(peer_a);
 	voff_port_close(peer_b);
+	voff_switch_free(sw);
+	voff_pool_free(pool);
 }
 
 CHECK_MAIN(CHECK_TEST(t_reasons), CHECK_TEST(t_random))
