@@ -19,7 +19,6 @@ tag=${tag:-t}
 LIB_TMP=$(mktemp -d "/tmp/voff-$tag-$$.XXXX")
 ctl=$LIB_TMP/voff.ctl
 swpid=
-lib_ns=()
 lib_pids=()
 fails=0
 
@@ -34,7 +33,12 @@ lib_cleanup() {
 		kill "$swpid" 2>/dev/null
 		wait "$swpid" 2>/dev/null
 	fi
-	for p in "${lib_ns[@]}"; do ip netns del "$p" 2>/dev/null; done
+	# ns_add runs in $(...): its namespaces are found by name, not kept
+	# in a variable.
+	for p in $(ip netns list | awk '{ print $1 }' |
+		   grep -E "^voff-$tag-[a-z0-9]+-$$\$"); do
+		ip netns del "$p" 2>/dev/null
+	done
 	rm -rf "$LIB_TMP"
 }
 trap lib_cleanup EXIT
@@ -58,7 +62,6 @@ ns_add() {
 	local n="voff-$tag-$1-$$"
 	ip netns add "$n" || return 1
 	ip -n "$n" link set lo up
-	lib_ns+=("$n")
 	echo "$n"
 }
 
