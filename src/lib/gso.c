@@ -217,6 +217,7 @@ static void plan_sums(struct gso_plan *p)
 
 		if (ip->v6)
 			continue;
+		ip->id = gso_get16(h + 4);
 		sum = voff_csum(h, ip->end - ip->off, 0);
 		sum = voff_csum_sub(sum, gso_word(h + 2));
 		sum = voff_csum_sub(sum, gso_word(h + 4));
@@ -288,7 +289,7 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		      uint8_t *hdr, uint32_t l3_len, uint32_t id_add)
 {
 	uint8_t *h = hdr + ip->off;
-	uint16_t c;
+	uint32_t id = ip->fixed_id ? ip->id : (ip->id + id_add) & 0xFFFF;
 
 	(void)p;
 	if (ip->v6) {
@@ -296,12 +297,11 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		return;
 	}
 	gso_put16(h + 2, l3_len);
-	if (!ip->fixed_id)
-		gso_put16(h + 4, gso_get16(h + 4) + id_add);
-	c = voff_csum_fold(voff_csum_add(voff_csum_add(ip->base,
-						       gso_word(h + 2)),
-					 gso_word(h + 4)));
-	gso_put_csum(h + 10, c);
+	gso_put16(h + 4, id);
+	gso_put_csum(h + 10,
+		     voff_csum_fold(voff_csum_add(ip->base,
+						  gso_be16_word(l3_len) +
+						  gso_be16_word(id))));
 }
 
 uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
@@ -315,10 +315,9 @@ uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
 }
 
 void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
-		       uint32_t pseudo, bool zero_ffff)
+		       uint32_t pseudo, uint32_t var, bool zero_ffff)
 {
-	uint8_t *l4 = s->hdr + p->l4_off;
-	uint8_t *field = l4 + p->l4->csum_offset;
+	uint8_t *field = s->hdr + p->l4_off + p->l4->csum_offset;
 	uint32_t hl = p->hdr_len - p->l4_off, sum;
 	uint16_t c;
 
@@ -326,11 +325,7 @@ void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
 		gso_put_csum(field, (uint16_t)~voff_csum_fold(pseudo));
 		return;
 	}
-	field[0] = 0;
-	field[1] = 0;
-	sum = voff_csum_add(p->l4_base, pseudo);
-	for (int k = 0; k < p->l4->n_var; k++)
-		sum = voff_csum_add(sum, gso_word(l4 + p->l4->var[k]));
+	sum = voff_csum_add(voff_csum_add(p->l4_base, pseudo), var);
 	sum = voff_csum_block_add(sum, s->paysum, hl);
 	c = voff_csum_fold(sum);
 	if (c == 0 && zero_ffff)
