@@ -139,6 +139,20 @@ unsigned int voff_pool_data_room(const struct voff_pool *pool)
 	return pool->data_room;
 }
 
+/*
+ * A packet leaving the free list: what voff_pkt_reset() does, written out
+ * so the compiler can merge the stores (a pool buffer always has room for
+ * the full headroom).
+ */
+static inline void fresh(struct voff_pkt *p)
+{
+	p->next = NULL;
+	p->port = 0;
+	p->data_off = VOFF_PKT_HEADROOM;
+	p->len = 0;
+	voff_pkt_clear_meta(p);
+}
+
 int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
 {
 	struct voff_pkt *p = pool->free_list;
@@ -147,10 +161,28 @@ int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
 		return -ENOBUFS;
 	pool->free_list = p->next;
 	pool->in_use++;
-	p->next = NULL;
-	p->port = 0;
-	voff_pkt_reset(p);
+	fresh(p);
 	*out = p;
+	return 0;
+}
+
+int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+		       unsigned int n)
+{
+	struct voff_pkt *p = pool->free_list;
+
+	/* Every packet not in use is on the free list. */
+	if (n > pool->count - pool->in_use)
+		return -ENOBUFS;
+	for (unsigned int i = 0; i < n; i++) {
+		struct voff_pkt *next = p->next;
+
+		fresh(p);
+		pkts[i] = p;
+		p = next;
+	}
+	pool->free_list = p;
+	pool->in_use += n;
 	return 0;
 }
 
@@ -185,6 +217,34 @@ void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		voff_pkt_free(pkts[i]);
+}
+
+void voff_pool_put_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+			unsigned int n)
+{
+	struct voff_pkt *head = NULL, **link = &head;
+	unsigned int k = 0;
+
+	/* Chain @pool's packets in array order, then splice the chain. */
+	for (unsigned int i = 0; i < n; i++) {
+		struct voff_pkt *p = pkts[i];
+
+		if (!p)
+			continue;
+		if (!pool || p->pool != pool ||
+		    p->source != VOFF_PKT_SRC_POOL) {
+			voff_pkt_free(p);
+			continue;
+		}
+		*link = p;
+		link = &p->next;
+		k++;
+	}
+	if (!k)
+		return;
+	*link = pool->free_list;
+	pool->free_list = head;
+	pool->in_use -= k;
 }
 
 int voff_pkt_init_ext(struct voff_pkt *pkt, void *buf, uint32_t buf_size,
