@@ -166,7 +166,7 @@ static void voff_flat(uint8_t mode)
 
 	if (n != NSEG)
 		abort();
-	voff_pkt_free_bulk(segs, NSEG);
+	voff_pool_put_bulk(pool, segs, NSEG);
 }
 
 static void case_full(void)
@@ -260,13 +260,13 @@ static void naive_one(const struct super *s, uint8_t *d, uint32_t i)
 
 static void case_naive(void)
 {
-	if (voff_pkt_alloc_bulk(pool, segs, NSEG) != NSEG)
+	if (voff_pool_get_bulk(pool, segs, NSEG))
 		abort();
 	for (uint32_t i = 0; i < NSEG; i++) {
 		naive_one(cur, voff_pkt_data(segs[i]), i);
 		voff_pkt_put(segs[i], cur->hdr + cur->mss);
 	}
-	voff_pkt_free_bulk(segs, NSEG);
+	voff_pool_put_bulk(pool, segs, NSEG);
 }
 
 /* ---- DPDK --------------------------------------------------------------- */

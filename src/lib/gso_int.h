@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 
+#include <voff/csum.h>
 #include <voff/gso.h>
 
 /* Byte-order helpers over unaligned wire bytes. */
@@ -218,9 +219,27 @@ uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
 /*
  * Innermost L4 checksum of a segment: full sum or pseudo seed.  @var is
  * the sum of the @var words the fix stored, the checksum field excluded.
+ * Inline: it runs once per segment inside the protocol's fix.
  */
-void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
-		       uint32_t pseudo, uint32_t var, bool zero_ffff);
+static inline void voff__gso_l4_csum(const struct gso_plan *p,
+				     const struct gso_seg *s, uint32_t pseudo,
+				     uint32_t var, bool zero_ffff)
+{
+	uint8_t *field = s->hdr + p->l4_off + p->l4->csum_offset;
+	uint32_t hl = p->hdr_len - p->l4_off, sum;
+	uint16_t c;
+
+	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
+		gso_put_csum(field, (uint16_t)~voff_csum_fold(pseudo));
+		return;
+	}
+	sum = voff_csum_add(voff_csum_add(p->l4_base, pseudo), var);
+	sum = voff_csum_block_add(sum, s->paysum, hl);
+	c = voff_csum_fold(sum);
+	if (c == 0 && zero_ffff)
+		c = 0xFFFF;
+	gso_put_csum(field, c);
+}
 
 /* gso_tunnel.c */
 int voff__gso_tunnel_check(struct gso_plan *p);
