@@ -29,6 +29,7 @@
 #include <voff/gso.h>
 
 #include "gso_int.h"
+#include "pkt_int.h"
 
 /* Base types: exactly one is set in a valid gso_type. */
 static const struct gso_base {
@@ -368,12 +369,15 @@ static void plan_info(const struct gso_plan *p, struct voff_gso_info *info)
 
 /*
  * The metadata every output of the call shares, built once in @t: the
- * per-output loop then copies it instead of recomputing it.
+ * per-output loop copies it as one block (pkt_int.h) over packets the pool
+ * did not reset.
  */
 static void meta_template(const struct gso_plan *p, const struct voff_pkt *src,
 			  struct voff_pkt *t)
 {
+	memset(t, 0, sizeof(*t));
 	voff_pkt_copy_meta(t, src);
+	t->source = VOFF_PKT_SRC_POOL;
 	t->gso_type = 0;
 	t->gso_size = 0;
 	t->gso_segs = 0;
@@ -397,23 +401,7 @@ static inline void set_meta(const struct gso_plan *p, struct voff_pkt *q,
 			    const struct voff_pkt *t, uint32_t i,
 			    uint32_t plen)
 {
-	q->l2_off = t->l2_off;
-	q->l3_off = t->l3_off;
-	q->l4_off = t->l4_off;
-	q->inner_l2_off = t->inner_l2_off;
-	q->inner_l3_off = t->inner_l3_off;
-	q->inner_l4_off = t->inner_l4_off;
-	q->payload_off = t->payload_off;
-	q->csum = t->csum;
-	q->csum_start = t->csum_start;
-	q->csum_offset = t->csum_offset;
-	q->gso_type = t->gso_type;
-	q->gso_size = t->gso_size;
-	q->gso_segs = 0;
-	q->hdr_len = t->hdr_len;
-	q->port = t->port;
-	q->hash = t->hash;
-	q->rx_ns = t->rx_ns;
+	voff__pkt_meta_copy(q, t);
 	if (p->pieces)
 		q->gso_segs = (uint16_t)((plen + p->mss - 1) / p->mss);
 	if (p->l4->ufo) {
@@ -422,6 +410,24 @@ static inline void set_meta(const struct gso_plan *p, struct voff_pkt *q,
 			q->payload_off = VOFF_OFF_NONE;
 		}
 		q->hdr_len = voff__gso_ufo_hdr_len(p, i);
+	}
+}
+
+/*
+ * Copy the header block.  Blocks of 32 to 128 bytes (Ethernet + IP + TCP
+ * or UDP, with or without options) take two overlapping fixed-size moves,
+ * which the compiler emits inline, instead of a call.
+ */
+static inline void copy_hdr(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+	if (n >= 32 && n <= 64) {
+		memcpy(d, s, 32);
+		memcpy(d + n - 32, s + n - 32, 32);
+	} else if (n > 64 && n <= 128) {
+		memcpy(d, s, 64);
+		memcpy(d + n - 64, s + n - 64, 64);
+	} else {
+		memcpy(d, s, n);
 	}
 }
 
@@ -457,7 +463,7 @@ static inline void cut_one_flat(const struct gso_plan *p, struct voff_pkt *q,
 	d = voff_pkt_data(q);
 	s.hdr = d;
 	s.paysum = 0;
-	memcpy(d, p->data, p->hdr_len);
+	copy_hdr(d, p->data, p->hdr_len);
 	if (p->mode == VOFF_GSO_CSUM_FULL)
 		s.paysum = voff_csum_copy(d + p->hdr_len, src, s.plen, 0);
 	else
@@ -494,7 +500,7 @@ static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
 	room = voff_pool_data_room(pool);
 	if (info.max_len > room)
 		return VOFF_E_TOO_BIG;
-	if (voff_pool_get_bulk(pool, out, info.segs))
+	if (voff__pool_take(pool, out, info.segs))
 		return -ENOBUFS;
 	meta_template(p, src, &t);
 	if (p->l4->ufo) {
@@ -565,13 +571,42 @@ static uint32_t sg_one(const struct gso_plan *p, uint8_t *slot, uint32_t i,
 	if (p->l4->ufo)
 		return voff__gso_ufo_frag(p, i, slot, udp_check, src_off, plen);
 	seg_range(p, i, &s);
-	memcpy(slot, p->data, p->hdr_len);
+	copy_hdr(slot, p->data, p->hdr_len);
 	*src_off = p->hdr_len + s.off;
 	*plen = s.plen;
 	if (p->mode == VOFF_GSO_CSUM_FULL)
 		s.paysum = voff_csum(p->data + *src_off, s.plen, 0);
 	fix_segment(p, &s);
 	return p->hdr_len;
+}
+
+/*
+ * A view of the header slot and one payload range: what two voff_sg_add()
+ * calls give (empty ranges dropped, adjacent ones merged), written out.
+ */
+static inline void sg_two(struct voff_sg *sg, uint8_t *slot, uint32_t h,
+			  const uint8_t *pay, uint32_t plen)
+{
+	struct iovec *iov = sg->iov;
+	unsigned int n = 0;
+
+	if (h) {
+		iov[0].iov_base = slot;
+		iov[0].iov_len = h;
+		n = 1;
+	}
+	if (plen) {
+		if (n && slot + h == pay) {
+			iov[0].iov_len += plen;
+		} else {
+			/* iovec has no const member; nothing writes through. */
+			iov[n].iov_base = (void *)(uintptr_t)pay;
+			iov[n].iov_len = plen;
+			n++;
+		}
+	}
+	sg->n = n;
+	sg->len = (size_t)h + plen;
 }
 
 int voff_gso_segment_sg(const struct voff_pkt *pkt,
@@ -602,11 +637,7 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 		uint32_t src_off, plen, h;
 
 		h = sg_one(&p, slot, i, udp_check, &src_off, &plen);
-		segs[i].n = 0;
-		segs[i].len = 0;
-		/* Two entries at most and cap >= 2: these cannot fail. */
-		(void)voff_sg_add(&segs[i], slot, h);
-		(void)voff_sg_add(&segs[i], p.data + src_off, plen);
+		sg_two(&segs[i], slot, h, p.data + src_off, plen);
 	}
 	if (info)
 		*info = in;

@@ -17,6 +17,8 @@
 #include <voff/err.h>
 #include <voff/pkt.h>
 
+#include "pkt_int.h"
+
 /* Minimum tailroom every pool buffer has past its data room. */
 #define POOL_TAILROOM 64
 #define POOL_MAX_COUNT (1u << 20)
@@ -166,23 +168,45 @@ int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
 	return 0;
 }
 
-int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
-		       unsigned int n)
+/* Pop @n packets (known to be free) into @pkts, resetting them or not. */
+static inline void take(struct voff_pool *pool, struct voff_pkt **pkts,
+			unsigned int n, bool reset)
 {
 	struct voff_pkt *p = pool->free_list;
 
-	/* Every packet not in use is on the free list. */
-	if (n > pool->count - pool->in_use)
-		return -ENOBUFS;
 	for (unsigned int i = 0; i < n; i++) {
 		struct voff_pkt *next = p->next;
 
-		fresh(p);
+		if (reset) {
+			fresh(p);
+		} else {
+			p->next = NULL;
+			p->data_off = VOFF_PKT_HEADROOM;
+			p->len = 0;
+		}
 		pkts[i] = p;
 		p = next;
 	}
 	pool->free_list = p;
 	pool->in_use += n;
+}
+
+int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+		       unsigned int n)
+{
+	/* Every packet not in use is on the free list. */
+	if (n > pool->count - pool->in_use)
+		return -ENOBUFS;
+	take(pool, pkts, n, true);
+	return 0;
+}
+
+int voff__pool_take(struct voff_pool *pool, struct voff_pkt **pkts,
+		    unsigned int n)
+{
+	if (n > pool->count - pool->in_use)
+		return -ENOBUFS;
+	take(pool, pkts, n, false);
 	return 0;
 }
 
