@@ -365,6 +365,102 @@ static void plan_info(const struct gso_plan *p, struct voff_gso_info *info)
 	}
 }
 
+/* ---- the outputs between the first and the last ------------------------ */
+
+/**
+ * struct gso_mid - what the outputs strictly between the first and the last
+ * share, for super-packets without a tunnel (one IP header, no UFO)
+ * @on:		the fast path applies (3 outputs or more)
+ * @ip_id:	the IPv4 ID advances (else the IP header is constant)
+ * @l4_sum:	sum of a middle output's L4 header without its checksum
+ *		field and sequence number, plus its pseudo-header
+ * @ip_sum:	IPv4: sum of its IP header without the ID and checksum
+ * @hdr:	its header block, complete but for the sequence number, ID
+ *		and checksums (partial mode: the L4 seed is final)
+ *
+ * Middle outputs all carry a full unit of payload, so their lengths, TCP
+ * flags and partial seeds are equal: one output's header block is fixed
+ * once by the general fixes and copied, and per output only the sequence
+ * number, the IPv4 ID and the checksums are written, each computed from
+ * values.  First and last outputs take the general path.
+ */
+struct gso_mid {
+	bool on;
+	bool ip_id;
+	uint32_t l4_sum;
+	uint32_t ip_sum;
+	uint8_t hdr[VOFF_GSO_MAX_HDR];
+};
+
+static void mid_init(const struct gso_plan *p, struct gso_mid *m)
+{
+	const struct gso_ip *ip = &p->ip[0];
+	struct gso_seg s = { .hdr = m->hdr };
+	const uint8_t *l4 = m->hdr + p->l4_off;
+	uint32_t sum;
+
+	m->on = p->nseg >= 3 && !p->tun && !p->l4->ufo && p->n_ip == 1;
+	if (!m->on)
+		return;
+	seg_range(p, 1, &s);
+	memcpy(m->hdr, p->data, p->hdr_len);
+	fix_segment(p, &s);
+	sum = voff_csum(l4, p->hdr_len - p->l4_off, 0);
+	sum = voff_csum_sub(sum, gso_word(l4 + p->l4->csum_offset));
+	if (p->l4->seq_at) {
+		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->seq_at));
+		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->seq_at + 2));
+	}
+	m->l4_sum = voff_csum_add(sum, voff_csum_add(p->pseudo_base,
+		gso_be16_word(p->hdr_len - p->l4_off + s.plen)));
+	m->ip_id = !ip->v6 && !ip->fixed_id;
+	m->ip_sum = voff_csum_add(ip->base,
+				  gso_be16_word(p->hdr_len - ip->off + s.plen));
+}
+
+/* Is output @i a middle one of @m? */
+static inline bool mid_has(const struct gso_plan *p, const struct gso_mid *m,
+			   uint32_t i)
+{
+	return m->on && i - 1 < p->nseg - 2;
+}
+
+/*
+ * Fix middle output @i whose header block @h is a copy of @m->hdr and
+ * whose payload, at offset @off, sums to @paysum (full mode).
+ */
+static inline void mid_fix(const struct gso_plan *p, const struct gso_mid *m,
+			   uint8_t *h, uint32_t i, uint32_t off,
+			   uint32_t paysum)
+{
+	uint8_t *l4 = h + p->l4_off;
+	uint32_t sum = m->l4_sum;
+
+	if (p->l4->seq_at) {
+		uint32_t seq = p->seq + off;
+
+		gso_put32(l4 + p->l4->seq_at, seq);
+		sum = voff_csum_add(sum, gso_be32_words(seq));
+	}
+	if (p->mode == VOFF_GSO_CSUM_FULL) {
+		uint16_t c;
+
+		sum = voff_csum_block_add(sum, paysum, p->hdr_len - p->l4_off);
+		c = voff_csum_fold(sum);
+		if (c == 0 && p->l4->ffff)
+			c = 0xFFFF;
+		gso_put_csum(l4 + p->l4->csum_offset, c);
+	}
+	if (m->ip_id) {
+		uint8_t *ih = h + p->ip[0].off;
+		uint32_t id = (p->ip[0].id + i * p->id_step) & 0xFFFF;
+
+		gso_put16(ih + 4, id);
+		gso_put_csum(ih + 10, voff_csum_fold(voff_csum_add(
+					      m->ip_sum, gso_be16_word(id))));
+	}
+}
+
 /* ---- flat output -------------------------------------------------------- */
 
 /*
@@ -450,9 +546,11 @@ static inline void place(struct voff_pkt *q, const uint8_t *src, uint32_t hdr,
 	q->len = len;
 }
 
-static inline void cut_one_flat(const struct gso_plan *p, struct voff_pkt *q,
+static inline void cut_one_flat(const struct gso_plan *p,
+				const struct gso_mid *m, struct voff_pkt *q,
 				uint32_t i, uint32_t room)
 {
+	bool mid = mid_has(p, m, i);
 	struct gso_seg s;
 	const uint8_t *src;
 	uint8_t *d;
@@ -463,12 +561,15 @@ static inline void cut_one_flat(const struct gso_plan *p, struct voff_pkt *q,
 	d = voff_pkt_data(q);
 	s.hdr = d;
 	s.paysum = 0;
-	copy_hdr(d, p->data, p->hdr_len);
+	copy_hdr(d, mid ? m->hdr : p->data, p->hdr_len);
 	if (p->mode == VOFF_GSO_CSUM_FULL)
 		s.paysum = voff_csum_copy(d + p->hdr_len, src, s.plen, 0);
 	else
 		memcpy(d + p->hdr_len, src, s.plen);
-	fix_segment(p, &s);
+	if (mid)
+		mid_fix(p, m, d, i, s.off, s.paysum);
+	else
+		fix_segment(p, &s);
 }
 
 static void cut_ufo_flat(const struct gso_plan *p, struct voff_pkt *q,
@@ -488,6 +589,7 @@ static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
 		    unsigned int cap)
 {
 	struct voff_gso_info info;
+	struct gso_mid m;
 	struct voff_pkt t;
 	uint16_t udp_check = 0;
 	uint32_t room;
@@ -511,8 +613,9 @@ static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
 		}
 		return (int)info.segs;
 	}
+	mid_init(p, &m);
 	for (uint32_t i = 0; i < info.segs; i++) {
-		cut_one_flat(p, out[i], i, room);
+		cut_one_flat(p, &m, out[i], i, room);
 		set_meta(p, out[i], &t, i, out[i]->len - p->hdr_len);
 	}
 	return (int)info.segs;
@@ -563,20 +666,26 @@ int voff_gso_segment_batch(const struct voff_pkt *pkt,
 
 /* ---- descriptor output -------------------------------------------------- */
 
-static uint32_t sg_one(const struct gso_plan *p, uint8_t *slot, uint32_t i,
-		       uint16_t udp_check, uint32_t *src_off, uint32_t *plen)
+static inline uint32_t sg_one(const struct gso_plan *p,
+			      const struct gso_mid *m, uint8_t *slot,
+			      uint32_t i, uint16_t udp_check,
+			      uint32_t *src_off, uint32_t *plen)
 {
 	struct gso_seg s = { .hdr = slot };
+	bool mid = mid_has(p, m, i);
 
 	if (p->l4->ufo)
 		return voff__gso_ufo_frag(p, i, slot, udp_check, src_off, plen);
 	seg_range(p, i, &s);
-	copy_hdr(slot, p->data, p->hdr_len);
+	copy_hdr(slot, mid ? m->hdr : p->data, p->hdr_len);
 	*src_off = p->hdr_len + s.off;
 	*plen = s.plen;
 	if (p->mode == VOFF_GSO_CSUM_FULL)
 		s.paysum = voff_csum(p->data + *src_off, s.plen, 0);
-	fix_segment(p, &s);
+	if (mid)
+		mid_fix(p, m, slot, i, s.off, s.paysum);
+	else
+		fix_segment(p, &s);
 	return p->hdr_len;
 }
 
@@ -616,6 +725,7 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 {
 	struct voff_gso_info in;
 	struct gso_plan p;
+	struct gso_mid m;
 	uint16_t udp_check = 0;
 	int err;
 
@@ -632,11 +742,12 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 			return -ENOSPC;
 	if (p.l4->ufo)
 		udp_check = voff__gso_ufo_udp_csum(&p);
+	mid_init(&p, &m);
 	for (uint32_t i = 0; i < in.segs; i++) {
 		uint8_t *slot = slots + (size_t)i * slot_size;
 		uint32_t src_off, plen, h;
 
-		h = sg_one(&p, slot, i, udp_check, &src_off, &plen);
+		h = sg_one(&p, &m, slot, i, udp_check, &src_off, &plen);
 		sg_two(&segs[i], slot, h, p.data + src_off, plen);
 	}
 	if (info)

@@ -186,6 +186,9 @@ struct gso_seg {
  * @proto:	IP protocol number
  * @csum_offset: offset of the checksum field in the header
  * @ufo:	segments by IP fragmentation (gso_udp.c runs its own loop)
+ * @seq_at:	offset of a 32-bit sequence number advanced by the payload
+ *		offset of each output (TCP: 4), or 0
+ * @ffff:	a full checksum that computes to 0 is sent as 0xFFFF (UDP)
  * @n_var:	entries in @var
  * @var:	offsets of the 16-bit header words a segment may change (the
  *		checksum field included), left out of struct gso_plan @l4_base
@@ -200,6 +203,8 @@ struct gso_l4 {
 	uint8_t proto;
 	uint8_t csum_offset;
 	bool ufo;
+	uint8_t seq_at;
+	bool ffff;
 	uint8_t n_var;
 	uint8_t var[6];
 	int (*check)(struct gso_plan *p);

@@ -62,6 +62,7 @@ const struct gso_l4 voff__gso_tcp = {
 	.name = "tcp",
 	.proto = 6,
 	.csum_offset = 16,
+	.seq_at = 4,
 	/* seq (two words), data offset + flags, checksum */
 	.n_var = 4,
 	.var = { 4, 6, 12, 16 },
