@@ -591,7 +591,6 @@ static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
 	struct voff_gso_info info;
 	struct gso_mid m;
 	struct voff_pkt t;
-	uint16_t udp_check = 0;
 	uint32_t room;
 
 	if (!pool || !out)
@@ -606,7 +605,8 @@ static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
 		return -ENOBUFS;
 	meta_template(p, src, &t);
 	if (p->l4->ufo) {
-		udp_check = voff__gso_ufo_udp_csum(p);
+		uint16_t udp_check = voff__gso_ufo_udp_csum(p);
+
 		for (uint32_t i = 0; i < info.segs; i++) {
 			cut_ufo_flat(p, out[i], i, udp_check);
 			set_meta(p, out[i], &t, i, 0);

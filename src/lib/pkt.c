@@ -2,11 +2,14 @@
 /*
  * pkt.c - packet pools, packet buffers, batches and scatter-gather views
  *
- * The pool takes all of its memory at creation: one array of descriptors
- * and one 64-byte aligned slab of equal buffers, each VOFF_PKT_HEADROOM +
- * data room + tailroom bytes.  Free packets form a LIFO list, so a packet
- * just freed (still warm in cache) is the next one handed out.  See pkt.h
- * for the model and the ownership rules.
+ * The pool takes all of its memory at creation: one array of descriptors,
+ * one 64-byte aligned slab of equal buffers, each VOFF_PKT_HEADROOM +
+ * data room + tailroom bytes, and a stack of pointers to the free
+ * descriptors.  The stack is LIFO, so a packet just freed (still warm in
+ * cache) is the next one handed out, and taking n packets is a copy of n
+ * pointers from its top: no walk through the descriptors, whose next
+ * fields a linked free list would chase one cache miss at a time.  See
+ * pkt.h for the model and the ownership rules.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -26,9 +29,9 @@
 struct voff_pool {
 	struct voff_pkt *descs;
 	uint8_t *slab;
-	struct voff_pkt *free_list;
+	struct voff_pkt **stack;	/* free packets, top at n_free - 1 */
+	unsigned int n_free;
 	unsigned int count;
-	unsigned int in_use;
 	unsigned int data_room;
 	uint32_t buf_size;
 };
@@ -92,24 +95,29 @@ int voff_pool_new(struct voff_pool **out, unsigned int count,
 	pool->slab = aligned_alloc(64, slab_size);
 	if (!pool->slab)
 		goto err_slab;
+	pool->stack = malloc(sizeof(*pool->stack) * count);
+	if (!pool->stack)
+		goto err_stack;
 
 	pool->count = count;
 	pool->data_room = data_room;
 	pool->buf_size = (uint32_t)buf_size;
-	/* Build the free list so the first allocation returns descs[0]. */
-	for (unsigned int i = count; i-- > 0;) {
+	/* Stack descs[0] on top: the first allocation returns it. */
+	for (unsigned int i = 0; i < count; i++) {
 		struct voff_pkt *p = &pool->descs[i];
 
 		p->buf = pool->slab + (size_t)i * buf_size;
 		p->buf_size = (uint32_t)buf_size;
 		p->source = VOFF_PKT_SRC_POOL;
 		p->pool = pool;
-		p->next = pool->free_list;
-		pool->free_list = p;
+		pool->stack[count - 1 - i] = p;
 	}
+	pool->n_free = count;
 	*out = pool;
 	return 0;
 
+err_stack:
+	free(pool->slab);
 err_slab:
 	free(pool->descs);
 err_descs:
@@ -121,6 +129,7 @@ void voff_pool_free(struct voff_pool *pool)
 {
 	if (!pool)
 		return;
+	free(pool->stack);
 	free(pool->slab);
 	free(pool->descs);
 	free(pool);
@@ -128,7 +137,7 @@ void voff_pool_free(struct voff_pool *pool)
 
 unsigned int voff_pool_in_use(const struct voff_pool *pool)
 {
-	return pool->in_use;
+	return pool->count - pool->n_free;
 }
 
 unsigned int voff_pool_capacity(const struct voff_pool *pool)
@@ -157,12 +166,11 @@ static inline void fresh(struct voff_pkt *p)
 
 int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
 {
-	struct voff_pkt *p = pool->free_list;
+	struct voff_pkt *p;
 
-	if (!p)
+	if (!pool->n_free)
 		return -ENOBUFS;
-	pool->free_list = p->next;
-	pool->in_use++;
+	p = pool->stack[--pool->n_free];
 	fresh(p);
 	*out = p;
 	return 0;
@@ -172,10 +180,10 @@ int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
 static inline void take(struct voff_pool *pool, struct voff_pkt **pkts,
 			unsigned int n, bool reset)
 {
-	struct voff_pkt *p = pool->free_list;
+	struct voff_pkt **top = pool->stack + pool->n_free;
 
 	for (unsigned int i = 0; i < n; i++) {
-		struct voff_pkt *next = p->next;
+		struct voff_pkt *p = *--top;
 
 		if (reset) {
 			fresh(p);
@@ -185,17 +193,14 @@ static inline void take(struct voff_pool *pool, struct voff_pkt **pkts,
 			p->len = 0;
 		}
 		pkts[i] = p;
-		p = next;
 	}
-	pool->free_list = p;
-	pool->in_use += n;
+	pool->n_free -= n;
 }
 
 int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
 		       unsigned int n)
 {
-	/* Every packet not in use is on the free list. */
-	if (n > pool->count - pool->in_use)
+	if (n > pool->n_free)
 		return -ENOBUFS;
 	take(pool, pkts, n, true);
 	return 0;
@@ -204,7 +209,7 @@ int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
 int voff__pool_take(struct voff_pool *pool, struct voff_pkt **pkts,
 		    unsigned int n)
 {
-	if (n > pool->count - pool->in_use)
+	if (n > pool->n_free)
 		return -ENOBUFS;
 	take(pool, pkts, n, false);
 	return 0;
@@ -232,9 +237,9 @@ void voff_pkt_free(struct voff_pkt *pkt)
 		return;
 	}
 	pool = pkt->pool;
-	pkt->next = pool->free_list;
-	pool->free_list = pkt;
-	pool->in_use--;
+	/* A double free must not write past the stack. */
+	if (pool->n_free < pool->count)
+		pool->stack[pool->n_free++] = pkt;
 }
 
 void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n)
@@ -246,11 +251,8 @@ void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n)
 void voff_pool_put_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
 			unsigned int n)
 {
-	struct voff_pkt *head = NULL, **link = &head;
-	unsigned int k = 0;
-
-	/* Chain @pool's packets in array order, then splice the chain. */
-	for (unsigned int i = 0; i < n; i++) {
+	/* Push in reverse so that the next bulk get returns array order. */
+	for (unsigned int i = n; i-- > 0;) {
 		struct voff_pkt *p = pkts[i];
 
 		if (!p)
@@ -260,15 +262,9 @@ void voff_pool_put_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
 			voff_pkt_free(p);
 			continue;
 		}
-		*link = p;
-		link = &p->next;
-		k++;
+		if (pool->n_free < pool->count)
+			pool->stack[pool->n_free++] = p;
 	}
-	if (!k)
-		return;
-	*link = pool->free_list;
-	pool->free_list = head;
-	pool->in_use -= k;
 }
 
 int voff_pkt_init_ext(struct voff_pkt *pkt, void *buf, uint32_t buf_size,
