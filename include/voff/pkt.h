@@ -124,7 +124,7 @@ struct voff_pool;
  * @rx_ns:	receive time in ns, 0 when unknown: CLOCK_MONOTONIC for
  *		packets from ports, wall-clock time for capture files
  * @pool:	owning pool for VOFF_PKT_SRC_POOL, else NULL
- * @next:	link for the pool's free list and for the owner's queues
+ * @next:	link for the owner's queues; NULL in a newly allocated packet
  *
  * Fields are public to keep the data path free of calls; change @data_off
  * and @len only through the functions below, which keep the header offsets
