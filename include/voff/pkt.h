@@ -241,8 +241,8 @@ int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
  * @pkts:	the packets; NULL entries are skipped
  * @n:		entries in @pkts
  *
- * Packets of @pool go back on its free list with one update of the pool
- * per call; any other packet (another pool's, an external one) is released
+ * Packets of @pool go back to it without a call per packet; any other
+ * packet (another pool's, an external one) is released
  * as voff_pkt_free() releases it, so the call is always correct and only
  * fastest when @pool is right.  After the call, voff_pool_get_bulk() of @n
  * hands the packets of @pool out again in the order of @pkts, as @n calls

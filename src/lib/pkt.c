@@ -151,7 +151,7 @@ unsigned int voff_pool_data_room(const struct voff_pool *pool)
 }
 
 /*
- * A packet leaving the free list: what voff_pkt_reset() does, written out
+ * A packet leaving the free stack: what voff_pkt_reset() does, written out
  * so the compiler can merge the stores (a pool buffer always has room for
  * the full headroom).
  */
