@@ -3,26 +3,37 @@
 #
 # e2e.sh - end-to-end benchmark of `voff switch` with the kernel as anchor:
 # the scenarios of scripts/demo-switch.sh, plus the same two namespaces
-# joined by a kernel bridge (veth pairs) and by one veth pair, each run
-# REPS times; prints medians (Gbit/s, switch CPU %, receiver service demand
-# in us/KB) as a Markdown table.
+# joined by a kernel bridge (veth pairs) and by one veth pair.  REPS rounds,
+# each running every scenario once (interleaved, so a load that comes and
+# goes on the machine hits all scenarios alike); prints medians (Gbit/s,
+# switch CPU %, receiver service demand in us/KB) as a Markdown table with
+# the ratio of each throughput to the kernel bridge's, then the issue's
+# three targets, met or not; writes the medians as TSV and draws PNG plots
+# from them (bench/e2e-plot.sh, gnuplot).
 #
 #   voff:   ns A va <-TAP-> voff switch <-TAP-> vb ns B
 #   bridge: ns A va <-veth-> br0 (ns M) <-veth-> vb ns B
 #   veth:   ns A va <-veth-> vb ns B
 #
 # Needs root and iperf3.  VOFF=path of voff (required); REPS (default 3);
-# SECS per run (default 3).  Removes everything it created, also on Ctrl-C.
+# SECS per run (default 3); CC, the TCP congestion control for every run
+# (default cubic: the machine's default bbr paces every skb with a timer,
+# which halves the kernel's own veth numbers here, see BASELINES.md);
+# OUT, where the TSV and the plots go (default docs/img; OUT= for none).
+# Progress goes to stderr.  Removes everything it created, also on Ctrl-C.
 set -euo pipefail
 
+root=$(cd "$(dirname "$0")/.." && pwd)
 voff=${VOFF:?set VOFF to the voff binary}
 reps=${REPS:-3}
 secs=${SECS:-3}
+cc=${CC:-cubic}
+outdir=${OUT-$root/docs/img}
 [ "$(id -u)" -eq 0 ] || { echo "e2e: needs root" >&2; exit 1; }
 command -v iperf3 >/dev/null || { echo "e2e: needs iperf3" >&2; exit 1; }
 
 a=voff-ea-$$ b=voff-eb-$$ m=voff-em-$$ ctl=/tmp/voff-e2e-$$.ctl
-out=/tmp/voff-e2e-$$.json
+out=/tmp/voff-e2e-$$.json raw=/tmp/voff-e2e-$$.raw spid=/tmp/voff-e2e-$$.pid
 pid=
 stop_switch() {
 	if [ -n "$pid" ]; then
@@ -30,6 +41,17 @@ stop_switch() {
 		wait "$pid" 2>/dev/null || true
 		pid=
 	fi
+}
+# An iperf3 server left over by a failed run (it serves one client, -1).
+stop_server() {
+	local p
+	if [ -s "$spid" ]; then
+		p=$(cat "$spid")
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = iperf3 ] &&
+			kill "$p" 2>/dev/null
+		rm -f "$spid"
+	fi
+	return 0
 }
 reset_ns() {
 	stop_switch
@@ -41,8 +63,9 @@ reset_ns() {
 }
 cleanup() {
 	stop_switch
+	stop_server
 	for n in "$a" "$b" "$m"; do ip netns del "$n" 2>/dev/null || true; done
-	rm -f "$ctl" "$out"
+	rm -f "$ctl" "$out" "$raw"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -82,15 +105,19 @@ setup_veth() {
 vctl() { "$voff" ctl --ctl "$ctl" "$@" >/dev/null; }
 mtu_sender() { ip netns exec "$a" ethtool -K va tso off gso off >/dev/null; }
 
-# one run: prints "gbps switch_cpu us_per_kb"
+# one run: prints "gbps switch_cpu us_per_kb", or nothing when iperf3 failed
 one() {
 	local hz c0=0 c1=0 t0 t1
 	hz=$(getconf CLK_TCK)
-	ip netns exec "$b" iperf3 -s -1 -D -B 10.99.0.2
+	ip netns exec "$b" iperf3 -s -1 -D -B 10.99.0.2 -I "$spid"
 	sleep 0.3
 	[ -n "$pid" ] && c0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
 	t0=$(date +%s.%N)
-	ip netns exec "$a" iperf3 -c 10.99.0.2 -t "$secs" -J > "$out"
+	if ! ip netns exec "$a" iperf3 -c 10.99.0.2 -t "$secs" -C "$cc" -J \
+		> "$out"; then
+		echo "e2e: iperf3 failed, run left out" >&2
+		return 0
+	fi
 	t1=$(date +%s.%N)
 	[ -n "$pid" ] && c1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
 	python3 - "$c0" "$c1" "$t0" "$t1" "$hz" "$out" <<'PY'
@@ -104,22 +131,16 @@ print(rx["bits_per_second"] / 1e9, sw, cpu * 1e6 / (rx["bytes"] / 1024))
 PY
 }
 
-# scenario NAME SETUP...: REPS runs, one Markdown row of medians
+# scenario NAME SETUP...: one run, appended to $raw as "NAME<TAB>values"
 scenario() {
-	local name=$1 rows=""
+	local name=$1 r
 	shift
-	for _ in $(seq "$reps"); do
-		"$@"
-		rows+="$(one)"$'\n'
-		stop_switch
-	done
-	printf '%s' "$rows" | python3 -c '
-import statistics, sys
-name = sys.argv[1]
-r = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
-med = [statistics.median(c) for c in zip(*r)]
-print(f"| {name} | {med[0]:.2f} | {med[1]:.0f} | {med[2]:.3f} | {len(r)} |")
-' "$name"
+	"$@"
+	r=$(one)
+	stop_switch
+	stop_server
+	[ -n "$r" ] && printf '%s\t%s\n' "$name" "$r" >> "$raw"
+	echo "e2e: $name: ${r:-failed}" >&2
 }
 
 s_on() { setup_voff; }
@@ -133,13 +154,31 @@ s_gro_on() {
 	vctl limits va gro_flush_timeout 20000
 }
 
-echo "| scenario | Gbit/s | switch CPU % | rx us/KB | runs |"
-echo "|---|---:|---:|---:|---:|"
-scenario "voff, offloads on" s_on
-scenario "voff, offloads off (MTU)" s_off
-scenario "voff, limit 16000, no propagation" s_lim_noprop
-scenario "voff, limit 16000, propagated" s_lim_prop
-scenario "voff, MTU ingress, GRO off" s_gro_off
-scenario "voff, MTU ingress, GRO on" s_gro_on
-scenario "kernel bridge (veth)" setup_bridge
-scenario "veth pair" setup_veth
+scenarios=(
+	"voff, offloads on|s_on"
+	"voff, offloads off (MTU)|s_off"
+	"voff, limit 16000, no propagation|s_lim_noprop"
+	"voff, limit 16000, propagated|s_lim_prop"
+	"voff, MTU ingress, GRO off|s_gro_off"
+	"voff, MTU ingress, GRO on|s_gro_on"
+	"kernel bridge (veth)|setup_bridge"
+	"veth pair|setup_veth"
+)
+: > "$raw"
+for rep in $(seq "$reps"); do
+	echo "e2e: round $rep of $reps" >&2
+	for s in "${scenarios[@]}"; do
+		scenario "${s%%|*}" "${s#*|}"
+	done
+done
+
+tsv=
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	tsv=$outdir/e2e.tsv
+fi
+python3 "$root/bench/e2e-summary.py" "$raw" "$tsv" "$cc" "$secs"
+if [ -n "$tsv" ]; then
+	"$root/bench/e2e-plot.sh" "$tsv" "$outdir" >&2 ||
+		echo "e2e: no plots (gnuplot missing?)" >&2
+fi

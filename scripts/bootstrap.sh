@@ -6,15 +6,16 @@
 # Idempotent and quiet: prints one line per package it installs and nothing
 # when everything is there.  Needs root to install (it says so otherwise).
 #   scripts/bootstrap.sh          build and test dependencies
-#   scripts/bootstrap.sh --bench  also DPDK (libdpdk-dev), for bench/ ratios
+#   scripts/bootstrap.sh --bench  also DPDK (libdpdk-dev), for bench/ ratios,
+#                                 and gnuplot for the plots of bench/e2e.sh
 set -euo pipefail
 
 pkgs=(cmake ninja-build gcc make pkg-config libpcap-dev libmnl-dev
       libjson-c-dev clang libclang-rt-14-dev iproute2 ethtool man-db
       shellcheck cppcheck
-      python3 kmod iperf3)
+      python3 kmod iperf3 liburing-dev)
 if [[ "${1:-}" == "--bench" ]]; then
-	pkgs+=(libdpdk-dev linux-perf valgrind)
+	pkgs+=(libdpdk-dev linux-perf valgrind gnuplot-nox)
 fi
 
 missing=()

@@ -146,6 +146,7 @@ int voff_port_off_format(unsigned int set, char *buf, size_t len);
 #define VOFF_PORT_F_UP (1u << 3)	/* TAP/TUN: set the link up */
 #define VOFF_PORT_F_OWN_TX (1u << 4)	/* AF_PACKET: also see own sends */
 #define VOFF_PORT_F_L3 (1u << 5)	/* PCAP sink only: raw IP frames */
+#define VOFF_PORT_F_NO_URING (1u << 6)	/* TAP/TUN: read()/write() only */
 
 /**
  * struct voff_port_cfg - how to open a port
@@ -204,6 +205,9 @@ struct voff_port_cfg {
  * @l3:		true for ports whose frames start at the IP header (TUN)
  * @limits:	the device's limits as last read
  * @tx_max_len:	largest frame the port takes on send (headers included)
+ * @io_uring:	TAP/TUN: frames move in io_uring batches (built with
+ *		liburing, the kernel allows it, VOFF_PORT_F_NO_URING not
+ *		given); false: one read() or write() per frame
  */
 struct voff_port_info {
 	enum voff_port_kind kind;
@@ -218,6 +222,7 @@ struct voff_port_info {
 	bool l3;
 	struct voff_limits limits;
 	uint32_t tx_max_len;
+	bool io_uring;
 };
 
 /**
@@ -274,6 +279,13 @@ struct voff_port_drop {
  * the limits back.  PACKET: binds a raw socket to the interface with
  * PACKET_VNET_HDR and PACKET_IGNORE_OUTGOING.  MEM: use
  * voff_port_mem_pair() instead (-EINVAL here).
+ *
+ * TAP/TUN built with liburing move frames in io_uring batches (one
+ * io_uring_enter() for up to 8 reads, one for a transmit batch), in order,
+ * with the same results as read()/write(); when the kernel refuses
+ * io_uring (too old, or kernel.io_uring_disabled) or with
+ * VOFF_PORT_F_NO_URING they use one read() or write() per frame
+ * (info.io_uring tells which).
  *
  * Return: 0; -EINVAL for a bad configuration; -EPERM without
  * CAP_NET_ADMIN; -ENOENT for a missing interface, file or namespace; or

@@ -176,6 +176,150 @@ static void t_tap_12_byte_header(void)
 	fwd_done(&f);
 }
 
+/* Whether this kernel lets this process have an io_uring (the sysctl). */
+static bool kernel_uring(void)
+{
+#ifdef VOFF_HAVE_URING
+	FILE *f = fopen("/proc/sys/kernel/io_uring_disabled", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v == 0;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Both I/O paths (io_uring batches and one read()/write() per frame) carry
+ * ping and a TCP transfer byte for byte, super-packets whole, no drops;
+ * info.io_uring says which path a port took.
+ */
+static void t_tap_io_uring_and_plain_paths(void)
+{
+	for (int plain = 0; plain < 2; plain++) {
+		struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
+					     .want = VOFF_PORT_OFF_TCP };
+		struct voff_port_stats sb;
+		struct voff_port_info in;
+		struct voff_port *a, *b;
+		struct fwd f;
+
+		if (!plain)
+			ns_playground();
+		cfg.flags = VOFF_PORT_F_UP | (plain ? VOFF_PORT_F_NO_URING : 0);
+		cfg.name = plain ? "vpa" : "vua";
+		cfg.netns = ns_a;
+		CHECK_OK(voff_port_open(&a, &cfg));
+		cfg.name = plain ? "vpb" : "vub";
+		cfg.netns = ns_b;
+		CHECK_OK(voff_port_open(&b, &cfg));
+		voff_port_info(a, &in);
+		CHECK_EQ(in.io_uring, !plain && kernel_uring());
+		fwd_init(&f, a, b);
+		sh("ip -n %s addr add 10.9.%d.1/24 dev %s", ns_a, plain,
+		   plain ? "vpa" : "vua");
+		sh("ip -n %s addr add 10.9.%d.2/24 dev %s", ns_b, plain,
+		   plain ? "vpb" : "vub");
+		ping_through(&f, ns_a, plain ? "10.9.1.2" : "10.9.0.2");
+		tcp_transfer(&f, ns_a, ns_b, plain ? "10.9.1.2" : "10.9.0.2",
+			     16u << 20);
+		CHECK_GT(f.gso[0], 0);
+		voff_port_stats(f.p[1], &sb);
+		CHECK_EQ(sb.tx_gso, f.gso[0]);
+		check_clean(&f);
+		voff_port_info(a, &in);
+		CHECK_EQ(in.io_uring, !plain && kernel_uring());
+		fwd_done(&f);
+	}
+}
+
+/* Send @n UDP datagrams carrying their index from inside @ns. */
+static void udp_burst(const char *ns, const char *dst, int n)
+{
+	pid_t pid = fork();
+	int st;
+
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_in to = { .sin_family = AF_INET,
+					  .sin_port = htons(9) };
+		int fd;
+
+		enter(ns);
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		inet_pton(AF_INET, dst, &to.sin_addr);
+		for (int i = 0; i < n; i++) {
+			uint32_t seq = htonl((uint32_t)i);
+
+			if (sendto(fd, &seq, sizeof(seq), 0,
+				   (struct sockaddr *)&to, sizeof(to)) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/*
+ * Frames queued on a TAP come out of one receive call in the order the
+ * device queued them, in rounds of reads when more than one round's worth
+ * waits, on both I/O paths: 40 datagrams sent before the port is read.
+ */
+static void t_tap_rx_burst_in_order(void)
+{
+	for (int plain = 0; plain < 2; plain++) {
+		struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
+					     .netns = ns_a };
+		struct voff_pool *pool;
+		struct voff_port *a;
+		struct voff_batch b;
+		uint32_t next = 0;
+		int udp = 0;
+
+		if (!plain)
+			ns_playground();
+		cfg.flags = VOFF_PORT_F_UP | (plain ? VOFF_PORT_F_NO_URING : 0);
+		cfg.name = plain ? "vpa" : "vua";
+		CHECK_OK(voff_port_open(&a, &cfg));
+		CHECK_OK(voff_pool_new(&pool, 128, VOFF_PKT_SUPER_ROOM));
+		sh("ip -n %s addr add 10.9.%d.1/24 dev %s", ns_a, plain,
+		   cfg.name);
+		sh("ip -n %s neigh add 10.9.%d.2 lladdr 02:00:00:00:00:02 "
+		   "dev %s nud permanent", ns_a, plain, cfg.name);
+		/* Whatever the link sent by itself (IPv6 chatter) goes first. */
+		voff_batch_init(&b);
+		voff_port_rx(a, pool, &b);
+		voff_batch_free(&b);
+		udp_burst(ns_a, plain ? "10.9.1.2" : "10.9.0.2", 40);
+		voff_batch_init(&b);
+		CHECK_LE(40, voff_port_rx(a, pool, &b));
+		for (unsigned int k = 0; k < b.n; k++) {
+			const uint8_t *d = voff_pkt_data(b.pkts[k]);
+			uint32_t seq;
+
+			/* IPv4, UDP, to port 9: 14 + 20 + 8 bytes of headers */
+			if (b.pkts[k]->len != 46 || d[12] != 0x08 ||
+			    d[13] != 0x00 || d[23] != 17)
+				continue;
+			memcpy(&seq, d + 42, 4);
+			CHECK_EQ(ntohl(seq), next);
+			next++;
+			udp++;
+		}
+		CHECK_EQ(udp, 40);
+		voff_batch_free(&b);
+		voff_port_close(a);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+	}
+}
+
 /*
  * Tunnel GSO (6.17+): VXLAN over the TAPs, TCP inside.  With the 24-byte
  * header and UDP_TUNNEL_GSO negotiated, the namespace hands voff whole
@@ -795,6 +939,8 @@ static void t_netlink_limits(void)
 CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_tap_plain_frames),
 	   CHECK_TEST(t_tap_12_byte_header),
+	   CHECK_TEST(t_tap_io_uring_and_plain_paths),
+	   CHECK_TEST(t_tap_rx_burst_in_order),
 	   CHECK_TEST(t_tap_vxlan_tunnel_super_packets),
 	   CHECK_TEST(t_tun_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_gso_max_size_caps_super_packets),
