@@ -3,11 +3,16 @@
  * fuzz_ctl.c - libFuzzer target for the switch's control requests
  * (voff_switch_ctl(), switch_ctl.c)
  *
- * A fresh switch with two in-memory ports per input.  Properties: no crash
- * or out-of-bounds access on any bytes; a request succeeds exactly when
- * its reply is not an error; the switch is consistent afterwards (its
- * ports can still be listed and their stats read).  Inputs with a ':' are
- * skipped: a port spec could create devices or files.
+ * One switch with two in-memory ports per process, run under a server
+ * policy (voff_switch_ctl_serve()) on odd inputs and without one on even
+ * ones.  It is rebuilt only when a request changed it (a port deleted, a
+ * feature, limit or timeout set): the state after each input is compared
+ * with the state after building, which costs far less than building.
+ * Properties: no crash or out-of-bounds access on any bytes; a request
+ * succeeds exactly when its reply is not an error; the switch is
+ * consistent afterwards (its ports can still be listed and their stats
+ * read).  Inputs with a ':' are skipped: a port spec could create devices
+ * or files (fuzz_spec.c fuzzes the spec parser itself).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,34 +45,71 @@ static struct voff_switch *make(void)
 	return sw;
 }
 
+static struct voff_switch *sw;
+static unsigned int base_n;
+static struct voff_switch_port_info base[VOFF_SWITCH_MAX_PORTS];
+
+/* Snapshot of what requests can change; Return: the number of ports. */
+static unsigned int snap(struct voff_switch_port_info *pi)
+{
+	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
+
+	n = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
+	if (n > VOFF_SWITCH_MAX_PORTS)
+		abort();
+	for (unsigned int i = 0; i < n; i++)
+		if (voff_switch_port_info(sw, ids[i], &pi[i]))
+			abort();
+	return n;
+}
+
+static void reset(void)
+{
+	static struct voff_switch_port_info now[VOFF_SWITCH_MAX_PORTS];
+
+	if (sw && snap(now) == base_n &&
+	    !memcmp(now, base, base_n * sizeof(base[0])))
+		return;
+	voff_switch_free(sw);
+	sw = make();
+	base_n = snap(base);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct voff_switch *sw;
+	struct voff_switch_ctl_state st = {
+		.deny = (size & 1) ? VOFF_SWITCH_CTL_DENY_FILES : 0,
+	};
+	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
 	char *out = NULL;
 	size_t olen = 0;
-	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
 	FILE *f;
 	int err;
 
 	if (memchr(data, ':', size))
 		return 0;
-	sw = make();
+	reset();
 	f = open_memstream(&out, &olen);
 	if (!f)
 		abort();
-	err = voff_switch_ctl(sw, (const char *)data, size, f);
+	if (size & 1)
+		err = voff_switch_ctl_serve(sw, &st, (const char *)data, size,
+					    f);
+	else
+		err = voff_switch_ctl(sw, (const char *)data, size, f);
 	fclose(f);
 	if ((err == 0) == (olen >= 6 && (!strncmp(out, "error:", 6) ||
 					 !strncmp(out, "{\"error\"", 8))))
 		abort();
+	if ((size & 1) && (st.requests != 1 || st.failed != (err != 0)))
+		abort();
 	n = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
 	for (unsigned int i = 0; i < n && i < VOFF_SWITCH_MAX_PORTS; i++) {
-		struct voff_switch_stats st;
+		struct voff_switch_stats stats;
 
-		if (voff_switch_stats(sw, ids[i], &st))
+		if (voff_switch_stats(sw, ids[i], &stats))
 			abort();
 	}
 	free(out);
-	voff_switch_free(sw);
 	return 0;
 }

@@ -324,6 +324,52 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 /* Longest control request, in bytes (the trailing newline not counted). */
 #define VOFF_SWITCH_CTL_MAX 1024
 
+/* Longest port spec, in bytes (the terminating NUL not counted). */
+#define VOFF_PORT_SPEC_MAX 255
+
+/**
+ * struct voff_port_spec - a port spec taken apart by voff_port_spec_parse()
+ * @cfg:	the port configuration: @cfg.kind, @cfg.name (interface or
+ *		capture file), @cfg.netns (NULL: the caller's namespace),
+ *		@cfg.sink (pcap only, NULL: none), @cfg.want and @cfg.flags
+ *		as voff_switch_add_spec() opens the port; the strings point
+ *		into @buf, so a copy of the struct must not outlive it and a
+ *		memcpy()ed struct still points into the original
+ * @gro:	-1 when the spec leaves GRO alone, else 0 (off) or 1 (on)
+ * @gro_timeout_set: whether gro_flush_timeout= was given
+ * @gro_timeout_ns: its value
+ * @limits:	enum voff_limit index -> value, 0 when not given (only
+ *		gso_max_size, gso_max_segs and gro_max_size are accepted)
+ * @buf:	the spec's text after KIND:, cut into NUL-terminated pieces
+ */
+struct voff_port_spec {
+	struct voff_port_cfg cfg;
+	int gro;
+	bool gro_timeout_set;
+	uint64_t gro_timeout_ns;
+	uint32_t limits[VOFF_LIMIT__COUNT];
+	char buf[VOFF_PORT_SPEC_MAX + 1];
+};
+
+/**
+ * voff_port_spec_parse() - take a port spec apart without opening anything
+ * @spec:	receives the result
+ * @text:	NUL-terminated KIND:NAME[@NETNS][,OPTION=VALUE...] as
+ *		voff_switch_add_spec() documents it
+ *
+ * Pure text work: no device, file or namespace is looked at, so any bytes
+ * are safe to pass (this is the parser a fuzzer drives).  A NETNS is one
+ * path component: it is refused when it contains '/', is "." or "..", or
+ * is longer than 63 bytes; so is an empty NAME or NETNS, an unknown KIND
+ * or option, a number that does not parse or is out of range, and a
+ * sink= on a kind other than pcap.
+ *
+ * Return: 0, or -EINVAL for a malformed spec (also for NULL arguments and
+ * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec holds no
+ * meaningful value.
+ */
+int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
+
 /**
  * voff_switch_add_spec() - open a port from a spec and add it
  * @sw:		the switch
@@ -366,6 +412,48 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
  */
 int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 		    FILE *out);
+
+/* voff_switch_ctl_serve() refuses `ports add` of pcap: specs (files). */
+#define VOFF_SWITCH_CTL_DENY_FILES (1u << 0)
+/* voff_switch_ctl_serve() refuses `ports add` altogether. */
+#define VOFF_SWITCH_CTL_DENY_ADD (1u << 1)
+
+/**
+ * struct voff_switch_ctl_state - policy and counters of one control server
+ * @deny:	VOFF_SWITCH_CTL_DENY_* bits, set by the server's owner
+ * @requests:	requests run (refused ones included)
+ * @failed:	requests answered with an error
+ * @refused:	requests refused by @deny
+ * @refused_peers: connections the server refused before reading a request
+ *		(it counts them itself: the library never sees them)
+ */
+struct voff_switch_ctl_state {
+	unsigned int deny;
+	uint64_t requests;
+	uint64_t failed;
+	uint64_t refused;
+	uint64_t refused_peers;
+};
+
+/**
+ * voff_switch_ctl_serve() - run one control request under a server policy
+ * @sw:		the switch
+ * @st:		the server's policy and counters (updated)
+ * @req:	as voff_switch_ctl()
+ * @len:	as voff_switch_ctl()
+ * @out:	as voff_switch_ctl()
+ *
+ * As voff_switch_ctl(), with two differences: `ports add` is refused with
+ * -EPERM and an error reply saying why when @st->deny says so (a pcap:
+ * spec opens and creates files named by the client; a switch that dropped
+ * its capabilities cannot create devices), and the request
+ * `server` prints @st's counters and policy.
+ *
+ * Return: as voff_switch_ctl().
+ */
+int voff_switch_ctl_serve(struct voff_switch *sw,
+			  struct voff_switch_ctl_state *st, const char *req,
+			  size_t len, FILE *out);
 
 #ifdef __cplusplus
 }

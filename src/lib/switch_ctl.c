@@ -6,7 +6,10 @@
  *
  * Requests are untrusted bytes from a socket: they are copied into a fixed
  * buffer, refused when too long or not printable, and split into a bounded
- * number of words before anything looks at them.
+ * number of words before anything looks at them.  A server runs them
+ * under its policy (voff_switch_ctl_serve()): `voff switch` refuses pcap:
+ * specs from clients, which would name files for it to open or create,
+ * and every `ports add` once it has dropped its capabilities.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -37,17 +40,8 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-struct spec {
-	struct voff_port_cfg cfg;
-	char buf[256];
-	int gro;			/* -1 untouched, 0 off, 1 on */
-	bool gro_timeout_set;
-	uint64_t gro_timeout;
-	uint32_t lim[VOFF_LIMIT__COUNT];
-};
-
 /* "key=value" options after the first comma. */
-static int spec_option(struct spec *s, char *opt)
+static int spec_option(struct voff_port_spec *s, char *opt)
 {
 	char *val = strchr(opt, '=');
 	uint64_t v;
@@ -63,6 +57,8 @@ static int spec_option(struct spec *s, char *opt)
 		return 0;
 	}
 	if (!strcmp(opt, "sink")) {
+		if (s->cfg.kind != VOFF_PORT_PCAP || !*val)
+			return -EINVAL;
 		s->cfg.sink = val;
 		return 0;
 	}
@@ -70,7 +66,7 @@ static int spec_option(struct spec *s, char *opt)
 		return -EINVAL;
 	if (!strcmp(opt, "gro_flush_timeout")) {
 		s->gro_timeout_set = true;
-		s->gro_timeout = v;
+		s->gro_timeout_ns = v;
 		return 0;
 	}
 	which = voff_limit_lookup(opt);
@@ -80,11 +76,18 @@ static int spec_option(struct spec *s, char *opt)
 		return -EINVAL;
 	if (v > UINT32_MAX)
 		return -EINVAL;
-	s->lim[which] = (uint32_t)v;
+	s->limits[which] = (uint32_t)v;
 	return 0;
 }
 
-static int spec_parse(struct spec *s, const char *text)
+/* A namespace name is one component of /var/run/netns, nothing more. */
+static bool netns_ok(const char *ns)
+{
+	return *ns && strlen(ns) < 64 && !strchr(ns, '/') &&
+	       strcmp(ns, ".") && strcmp(ns, "..");
+}
+
+int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 {
 	static const struct {
 		const char *prefix;
@@ -96,10 +99,13 @@ static int spec_parse(struct spec *s, const char *text)
 		{ "pcap:", VOFF_PORT_PCAP },
 	};
 	char *p, *opt, *at;
-	size_t i, n = strlen(text);
+	size_t i, n;
 
+	if (!s || !text)
+		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->gro = -1;
+	n = strnlen(text, sizeof(s->buf));
 	if (n >= sizeof(s->buf))
 		return -EINVAL;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -117,7 +123,7 @@ static int spec_parse(struct spec *s, const char *text)
 	at = s->cfg.kind == VOFF_PORT_PCAP ? NULL : strchr(p, '@');
 	if (at) {
 		*at++ = '\0';
-		if (!*at)
+		if (!netns_ok(at))
 			return -EINVAL;
 		s->cfg.netns = at;
 	}
@@ -145,20 +151,20 @@ static int spec_parse(struct spec *s, const char *text)
 
 /* Apply a spec's options to port @id; Return: 0 or a negative errno. */
 static int spec_apply(struct voff_switch *sw, unsigned int id,
-		      const struct spec *s)
+		      const struct voff_port_spec *s)
 {
 	int err;
 
 	for (int w = 0; w < VOFF_LIMIT__COUNT; w++) {
-		if (!s->lim[w])
+		if (!s->limits[w])
 			continue;
 		err = voff_switch_set_limit(sw, id, (enum voff_limit)w,
-					    s->lim[w]);
+					    s->limits[w]);
 		if (err)
 			return err;
 	}
 	if (s->gro_timeout_set) {
-		err = voff_switch_set_gro_timeout(sw, id, s->gro_timeout);
+		err = voff_switch_set_gro_timeout(sw, id, s->gro_timeout_ns);
 		if (err)
 			return err;
 	}
@@ -168,31 +174,26 @@ static int spec_apply(struct voff_switch *sw, unsigned int id,
 	return 0;
 }
 
-int voff_switch_add_spec(struct voff_switch *sw, const char *text,
-			 unsigned int *id)
+/* Open and add the port of a parsed spec; nothing stays on failure. */
+static int add_parsed(struct voff_switch *sw, const struct voff_port_spec *s,
+		      unsigned int *id)
 {
 	struct voff_port *port;
-	struct spec s;
 	unsigned int nid;
 	int err;
 
-	if (!sw || !text)
-		return -EINVAL;
-	err = spec_parse(&s, text);
-	if (err)
-		return err;
 	/* A name in use fails before a device is made. */
-	if (voff_switch_find(sw, s.cfg.name) >= 0)
+	if (voff_switch_find(sw, s->cfg.name) >= 0)
 		return -EEXIST;
-	err = voff_port_open(&port, &s.cfg);
+	err = voff_port_open(&port, &s->cfg);
 	if (err)
 		return err;
-	err = voff_switch_add(sw, port, s.cfg.name, &nid);
+	err = voff_switch_add(sw, port, s->cfg.name, &nid);
 	if (err) {
 		voff_port_close(port);
 		return err;
 	}
-	err = spec_apply(sw, nid, &s);
+	err = spec_apply(sw, nid, s);
 	if (err) {
 		voff_switch_del(sw, nid);
 		return err;
@@ -200,6 +201,20 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *text,
 	if (id)
 		*id = nid;
 	return 0;
+}
+
+int voff_switch_add_spec(struct voff_switch *sw, const char *text,
+			 unsigned int *id)
+{
+	struct voff_port_spec s;
+	int err;
+
+	if (!sw || !text)
+		return -EINVAL;
+	err = voff_port_spec_parse(&s, text);
+	if (err)
+		return err;
+	return add_parsed(sw, &s, id);
 }
 
 /* ---- output helpers ------------------------------------------------------ */
@@ -277,8 +292,41 @@ static void port_line(FILE *f, bool json,
 		pi->gro ? "true" : "false", pi->failed ? "true" : "false");
 }
 
-static int cmd_ports(struct voff_switch *sw, char **w, int n, FILE *f,
-		     bool json)
+/*
+ * `ports add` under a server policy.  The spec is parsed before the policy
+ * is looked at, so a malformed spec is reported as such either way.
+ */
+static int ports_add(struct voff_switch *sw, struct voff_switch_ctl_state *st,
+		     const char *text, FILE *f, bool json)
+{
+	struct voff_port_spec s;
+	int err;
+
+	err = voff_port_spec_parse(&s, text);
+	if (err)
+		return fail(f, json, err, "ports add: malformed spec '%s'",
+			    text);
+	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_ADD)) {
+		st->refused++;
+		return fail(f, json, -EPERM, "ports add: refused: this switch "
+			    "dropped the privileges to open ports");
+	}
+	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_FILES) &&
+	    s.cfg.kind == VOFF_PORT_PCAP) {
+		st->refused++;
+		return fail(f, json, -EPERM, "ports add: refused: pcap ports "
+			    "open files and are only taken from the command "
+			    "line");
+	}
+	err = add_parsed(sw, &s, NULL);
+	if (err)
+		return fail(f, json, err, "ports add: %s",
+			    voff_strerror(err));
+	return 0;
+}
+
+static int cmd_ports(struct voff_switch *sw, struct voff_switch_ctl_state *st,
+		     char **w, int n, FILE *f, bool json)
 {
 	unsigned int ids[VOFF_SWITCH_MAX_PORTS], cnt;
 	int err;
@@ -287,10 +335,9 @@ static int cmd_ports(struct voff_switch *sw, char **w, int n, FILE *f,
 		if (n != 2)
 			return fail(f, json, -EINVAL,
 				    "usage: ports add SPEC");
-		err = voff_switch_add_spec(sw, w[1], NULL);
+		err = ports_add(sw, st, w[1], f, json);
 		if (err)
-			return fail(f, json, err, "ports add: %s",
-				    voff_strerror(err));
+			return err;
 		goto ok;
 	}
 	if (n >= 1 && !strcmp(w[0], "del")) {
@@ -593,7 +640,9 @@ static const char help_text[] =
 	"limits PORT [NAME VALUE ...]   gso_max_size gso_max_segs "
 	"gro_max_size gro_flush_timeout\n"
 	"stats [PORT]                   counters\n"
-	"fdb                            learned MAC addresses\n";
+	"fdb                            learned MAC addresses\n"
+	"server                         control server counters and "
+	"policy\n";
 
 /* Split @buf in place into at most MAX_WORDS words. */
 static int split(char *buf, char **w)
@@ -616,8 +665,28 @@ static int split(char *buf, char **w)
 	}
 }
 
-int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
-		    FILE *out)
+static int cmd_server(const struct voff_switch_ctl_state *st, int n, FILE *f,
+		      bool json)
+{
+	if (!st)
+		return fail(f, json, -EINVAL, "unknown command 'server' "
+			    "(try help)");
+	if (n)
+		return fail(f, json, -EINVAL, "usage: server");
+	fprintf(f, json ? "{\"requests\":%" PRIu64 ",\"failed\":%" PRIu64
+			  ",\"refused\":%" PRIu64 ",\"refused_peers\":%"
+			  PRIu64 ",\"deny_add\":%s,\"deny_files\":%s}\n"
+			: "requests       %" PRIu64 "\nfailed         %" PRIu64
+			  "\nrefused        %" PRIu64 "\nrefused_peers  %"
+			  PRIu64 "\ndeny_add       %s\ndeny_files     %s\n",
+		st->requests, st->failed, st->refused, st->refused_peers,
+		(st->deny & VOFF_SWITCH_CTL_DENY_ADD) ? "true" : "false",
+		(st->deny & VOFF_SWITCH_CTL_DENY_FILES) ? "true" : "false");
+	return 0;
+}
+
+static int run(struct voff_switch *sw, struct voff_switch_ctl_state *st,
+	       const char *req, size_t len, FILE *out)
 {
 	char buf[VOFF_SWITCH_CTL_MAX + 1];
 	char *w[MAX_WORDS];
@@ -652,7 +721,7 @@ int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 		return 0;
 	}
 	if (!strcmp(w[0], "ports"))
-		return cmd_ports(sw, w + 1, n - 1, out, json);
+		return cmd_ports(sw, st, w + 1, n - 1, out, json);
 	if (!strcmp(w[0], "features"))
 		return cmd_features(sw, w + 1, n - 1, out, json);
 	if (!strcmp(w[0], "limits"))
@@ -661,6 +730,29 @@ int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 		return cmd_stats(sw, w + 1, n - 1, out, json);
 	if (!strcmp(w[0], "fdb"))
 		return cmd_fdb(sw, n - 1, out, json);
+	if (!strcmp(w[0], "server"))
+		return cmd_server(st, n - 1, out, json);
 	return fail(out, json, -EINVAL, "unknown command '%s' (try help)",
 		    w[0]);
+}
+
+int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
+		    FILE *out)
+{
+	return run(sw, NULL, req, len, out);
+}
+
+int voff_switch_ctl_serve(struct voff_switch *sw,
+			  struct voff_switch_ctl_state *st, const char *req,
+			  size_t len, FILE *out)
+{
+	int err;
+
+	if (!st)
+		return -EINVAL;
+	st->requests++;
+	err = run(sw, st, req, len, out);
+	if (err)
+		st->failed++;
+	return err;
 }

@@ -3,6 +3,13 @@
  * switch.c - `voff switch`: run a struct voff_switch over the ports given
  * on the command line, answering `voff ctl` on a UNIX socket, until
  * SIGINT or SIGTERM; everything it created goes away with it
+ *
+ * Once the ports are open it gives up the privileges it no longer needs
+ * (isolation.c has the stages and the capability table).  The control
+ * socket is made 0600 and answers only its owner's user id and root
+ * (SO_PEERCRED); it never replaces anything but a stale socket, and no
+ * request names a file the switch would open (pcap: ports come from the
+ * command line only).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +27,7 @@
 #include <voff/voff.h>
 
 #include "cmd.h"
+#include "isolation.h"
 
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
@@ -37,7 +45,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: voff switch --port SPEC [--port SPEC ...]\n"
-		"                   [--ctl PATH] [--no-propagate] [--daemon]\n\n"
+		"                   [--ctl PATH] [--no-propagate] [--daemon]\n"
+		"                   [--drop-caps] [--seccomp]\n\n"
 		"SPEC: tap:NAME[@NETNS] | tun:NAME[@NETNS] | "
 		"packet:IFNAME[@NETNS] | pcap:FILE\n"
 		"      followed by ,OPTION=VALUE: gro=on|off, "
@@ -46,19 +55,49 @@ static void usage(FILE *f)
 		"sink=FILE (pcap)\n"
 		"--ctl PATH      control socket (default %s)\n"
 		"--no-propagate  leave the TAP/TUN devices' gso limits alone\n"
-		"--daemon        detach once the ports are up\n",
+		"--daemon        detach once the ports are up\n"
+		"--drop-caps     drop every capability once the ports are "
+		"up\n"
+		"                (then `ports add` is refused)\n"
+		"--seccomp       allow only the system calls the running "
+		"switch makes\n",
 		VOFF_CTL_DEFAULT);
+}
+
+/*
+ * The default directory is the switch's own: create it 0700, and use it
+ * only when it is a real directory of this user that nobody else may
+ * write to (else another user could swap the socket under us).
+ */
+static int ctl_dir(const char *path)
+{
+	struct stat st;
+
+	if (strncmp(path, "/run/voff/", 10))
+		return 0;
+	if (mkdir("/run/voff", 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat("/run/voff", &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022))
+		return -EPERM;
+	return 0;
 }
 
 static int ctl_listen(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
 	mode_t old;
 	int fd, probe;
 
 	if (strlen(path) >= sizeof(a.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(a.sun_path, path, strlen(path) + 1);
+	/* Replace nothing but a socket: not a file, not a symlink. */
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return -EEXIST;
 	/* A socket nobody answers on is stale: replace it. */
 	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (probe >= 0 &&
@@ -68,13 +107,18 @@ static int ctl_listen(const char *path)
 	}
 	if (probe >= 0)
 		close(probe);
-	unlink(path);
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	old = umask(077);
+	/*
+	 * bind() makes the socket 0777 & ~umask: 0600 from the start, with
+	 * no chmod() by name afterwards (which would follow a symlink).
+	 */
+	old = umask(0177);
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    chmod(path, 0600) < 0 || listen(fd, 8) < 0) {
+	    listen(fd, 8) < 0) {
 		int err = -errno;
 
 		umask(old);
@@ -85,13 +129,41 @@ static int ctl_listen(const char *path)
 	return fd;
 }
 
+/* Whether the peer on @c may talk to us: our own euid, or root. */
+static bool peer_ok(int c, uid_t *uid)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    len != sizeof(cr)) {
+		*uid = (uid_t)-1;
+		return false;
+	}
+	*uid = cr.uid;
+	return cr.uid == geteuid() || cr.uid == 0;
+}
+
+static void reply(int c, const char *buf, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(c, buf + off, len - off);
+
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
 /* One request per connection: read a line, answer, close. */
-static void ctl_serve(struct voff_switch *sw, int lfd)
+static void ctl_serve(struct voff_switch *sw,
+		      struct voff_switch_ctl_state *st, int lfd)
 {
 	struct timeval tv = { 0, 200000 };
 	char req[VOFF_SWITCH_CTL_MAX + 2];
-	char *reply = NULL;
-	size_t len = 0, rlen = 0;
+	char *out = NULL;
+	size_t len = 0, olen = 0;
+	uid_t uid;
 	FILE *f;
 	int c;
 
@@ -100,6 +172,10 @@ static void ctl_serve(struct voff_switch *sw, int lfd)
 		return;
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	/*
+	 * Read the request (bounded) even from a peer about to be refused:
+	 * closing with unread bytes resets the connection, losing the reply.
+	 */
 	while (len < sizeof(req)) {
 		ssize_t n = read(c, req + len, sizeof(req) - len);
 
@@ -109,25 +185,35 @@ static void ctl_serve(struct voff_switch *sw, int lfd)
 		if (memchr(req, '\n', len))
 			break;
 	}
-	f = open_memstream(&reply, &rlen);
+	if (!peer_ok(c, &uid)) {
+		char msg[128];
+		int n;
+
+		st->refused_peers++;
+		n = snprintf(msg, sizeof(msg), "error: permission denied: "
+			     "uid %ld is not the switch's owner (uid %ld)\n",
+			     (long)(int)uid, (long)geteuid());
+		fprintf(stderr, "voff switch: refused a control connection "
+			"from uid %ld\n", (long)(int)uid);
+		reply(c, msg, (size_t)n);
+		close(c);
+		return;
+	}
+	f = open_memstream(&out, &olen);
 	if (f) {
 		char *nl = memchr(req, '\n', len);
 
-		voff_switch_ctl(sw, req, nl ? (size_t)(nl - req) : len, f);
+		voff_switch_ctl_serve(sw, st, req,
+				      nl ? (size_t)(nl - req) : len, f);
 		fclose(f);
-		for (size_t off = 0; off < rlen;) {
-			ssize_t n = write(c, reply + off, rlen - off);
-
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		free(reply);
+		reply(c, out, olen);
+		free(out);
 	}
 	close(c);
 }
 
-static int loop(struct voff_switch *sw, int lfd)
+static int loop(struct voff_switch *sw, struct voff_switch_ctl_state *st,
+		int lfd)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = voff_switch_fd(sw), .events = POLLIN },
@@ -145,7 +231,63 @@ static int loop(struct voff_switch *sw, int lfd)
 			break;
 		voff_switch_poll(sw, 0);
 		if (n > 0 && (pfd[1].revents & POLLIN))
-			ctl_serve(sw, lfd);
+			ctl_serve(sw, st, lfd);
+	}
+	return 0;
+}
+
+/* What the running switch keeps: what `ports add` may need later. */
+static unsigned int caps_to_keep(const char *const *specs, int n, bool drop)
+{
+	unsigned int keep = ISOLATE_KEEP_NET_ADMIN | ISOLATE_KEEP_NET_RAW;
+
+	if (drop)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		struct voff_port_spec ps;
+
+		if (!voff_port_spec_parse(&ps, specs[i]) && ps.cfg.netns)
+			keep |= ISOLATE_KEEP_SYS_ADMIN;
+	}
+	return keep;
+}
+
+/* Stages 3 and 4 of isolation.c; Return: 0 or an exit status. */
+static int isolate(const char *const *specs, int n, bool drop, bool filter)
+{
+	int err;
+
+	if (isolate_caps_available()) {
+		err = isolate_caps(caps_to_keep(specs, n, drop));
+		if (err) {
+			fprintf(stderr, "voff switch: dropping capabilities: "
+				"%s\n", voff_strerror(err));
+			return EXIT_FAIL;
+		}
+	}
+	if (filter) {
+		err = isolate_seccomp(!drop);
+		if (err) {
+			fprintf(stderr, "voff switch: seccomp: %s\n",
+				voff_strerror(err));
+			return EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* Options that need a library this build lacks fail before anything. */
+static int check_build(bool drop, bool filter)
+{
+	if (drop && !isolate_caps_available()) {
+		fprintf(stderr, "voff switch: --drop-caps: this voff was "
+			"built without libcap (libcap-dev)\n");
+		return EXIT_USAGE;
+	}
+	if (filter && !isolate_seccomp_available()) {
+		fprintf(stderr, "voff switch: --seccomp: this voff was "
+			"built without libseccomp (libseccomp-dev)\n");
+		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -157,15 +299,20 @@ int switch_main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'c' },
 		{ "no-propagate", no_argument, NULL, 'P' },
 		{ "daemon", no_argument, NULL, 'd' },
+		{ "drop-caps", no_argument, NULL, 'D' },
+		{ "seccomp", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct voff_switch_config cfg = { 0 };
+	struct voff_switch_ctl_state st = {
+		.deny = VOFF_SWITCH_CTL_DENY_FILES,
+	};
 	const char *specs[MAX_SPECS], *ctl = VOFF_CTL_DEFAULT;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct voff_switch *sw;
 	int nspecs = 0, opt, err, lfd, rc = EXIT_FAIL;
-	bool daemonize = false;
+	bool daemonize = false, drop = false, filter = false;
 
 	while ((opt = getopt_long(argc, argv, "p:c:Pdh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -186,6 +333,12 @@ int switch_main(int argc, char **argv)
 		case 'd':
 			daemonize = true;
 			break;
+		case 'D':
+			drop = true;
+			break;
+		case 'S':
+			filter = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -198,6 +351,11 @@ int switch_main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	err = check_build(drop, filter);
+	if (err)
+		return err;
+	if (drop)
+		st.deny |= VOFF_SWITCH_CTL_DENY_ADD;
 	err = voff_switch_new(&sw, &cfg);
 	if (err) {
 		fprintf(stderr, "voff switch: %s\n", voff_strerror(err));
@@ -211,12 +369,12 @@ int switch_main(int argc, char **argv)
 			goto err_ports;
 		}
 	}
-	if (!strncmp(ctl, "/run/voff/", 10))
-		mkdir("/run/voff", 0700);
-	lfd = ctl_listen(ctl);
+	err = ctl_dir(ctl);
+	lfd = err ? err : ctl_listen(ctl);
 	if (lfd < 0) {
-		fprintf(stderr, "voff switch: control socket %s: %s\n", ctl,
-			voff_strerror(lfd));
+		fprintf(stderr, "voff switch: control socket %s: %s%s\n", ctl,
+			voff_strerror(lfd),
+			lfd == -EEXIST ? " (and is not a socket)" : "");
 		goto err_ports;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -227,7 +385,9 @@ int switch_main(int argc, char **argv)
 		perror("voff switch: daemon");
 		goto err_daemon;
 	}
-	rc = loop(sw, lfd);
+	rc = isolate(specs, nspecs, drop, filter);
+	if (!rc)
+		rc = loop(sw, &st, lfd);
 err_daemon:
 	close(lfd);
 	unlink(ctl);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_port_spec.c - port specs (voff_port_spec_parse()) and the control
+ * server policy (voff_switch_ctl_serve()): every field of accepted specs,
+ * every class of refused one, namespaces that are not one path component,
+ * and `ports add` refused with its reason and counted under a policy
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <voff/port.h>
+#include <voff/switch.h>
+
+#include "check.h"
+
+static void t_accepted(void)
+{
+	struct voff_port_spec s;
+
+	CHECK_OK(voff_port_spec_parse(&s, "tap:tap0"));
+	CHECK_EQ(s.cfg.kind, VOFF_PORT_TAP);
+	CHECK_STR_EQ(s.cfg.name, "tap0");
+	CHECK(s.cfg.netns == NULL && s.cfg.sink == NULL);
+	CHECK_EQ(s.gro, -1);
+	CHECK(!s.gro_timeout_set);
+	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP);
+	CHECK_EQ(s.cfg.want, VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 |
+				     VOFF_PORT_OFF_TSO6 |
+				     VOFF_PORT_OFF_TSO_ECN |
+				     VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6);
+
+	CHECK_OK(voff_port_spec_parse(&s, "tun:t1@blue,gro=on,"
+					  "gro_flush_timeout=0x10"));
+	CHECK_EQ(s.cfg.kind, VOFF_PORT_TUN);
+	CHECK_STR_EQ(s.cfg.name, "t1");
+	CHECK_STR_EQ(s.cfg.netns, "blue");
+	CHECK_EQ(s.gro, 1);
+	CHECK(s.gro_timeout_set);
+	CHECK_EQ(s.gro_timeout_ns, 16);
+
+	CHECK_OK(voff_port_spec_parse(&s, "packet:eth0,gro=off,"
+					  "gso_max_size=65536,gso_max_segs=64,"
+					  "gro_max_size=010"));
+	CHECK_EQ(s.cfg.kind, VOFF_PORT_PACKET);
+	CHECK_EQ(s.cfg.flags, 0);
+	CHECK_EQ(s.gro, 0);
+	CHECK_EQ(s.limits[VOFF_LIMIT_GSO_MAX_SIZE], 65536);
+	CHECK_EQ(s.limits[VOFF_LIMIT_GSO_MAX_SEGS], 64);
+	CHECK_EQ(s.limits[VOFF_LIMIT_GRO_MAX_SIZE], 8);
+	CHECK_EQ(s.limits[VOFF_LIMIT_MTU], 0);
+
+	/* A capture file may hold '@'; only pcap takes a sink. */
+	CHECK_OK(voff_port_spec_parse(&s, "pcap:a@b.pcap,sink=out=1.pcap"));
+	CHECK_EQ(s.cfg.kind, VOFF_PORT_PCAP);
+	CHECK_STR_EQ(s.cfg.name, "a@b.pcap");
+	CHECK(s.cfg.netns == NULL);
+	CHECK_STR_EQ(s.cfg.sink, "out=1.pcap");
+	/* The strings live in the spec's own buffer. */
+	CHECK(s.cfg.name >= s.buf && s.cfg.name < s.buf + sizeof(s.buf));
+}
+
+static void t_refused(void)
+{
+	static const char *const bad[] = {
+		"", "tap", "tap:", "bogus:x", "TAP:x", "tap:,gro=on",
+		"tap:x@", "tap:@ns", "tap:x@a/b", "tap:x@.", "tap:x@..",
+		"tap:x@0123456789012345678901234567890123456789012345678901234"
+		"567890123",
+		"tap:x,gro", "tap:x,gro=yes", "tap:x,gso_max_size=-1",
+		"tap:x,gso_max_size=+1", "tap:x,gso_max_size=4294967296",
+		"tap:x,gso_max_size=", "tap:x,mtu=1500", "tap:x,frob=1",
+		"tap:x,sink=/etc/passwd", "packet:x,sink=y",
+		"pcap:x,sink=", "tun:x,gro_flush_timeout=1e3",
+		"tap:x,gro_flush_timeout=4294967296000",
+		"tap:x,", "tap:x,,gro=on",
+	};
+	struct voff_port_spec s;
+	char longer[VOFF_PORT_SPEC_MAX + 2];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_MSG(voff_port_spec_parse(&s, bad[i]) == -EINVAL,
+			  "accepted '%s'", bad[i]);
+	CHECK_EQ(voff_port_spec_parse(NULL, "tap:x"), -EINVAL);
+	CHECK_EQ(voff_port_spec_parse(&s, NULL), -EINVAL);
+	/* The longest spec fits; one byte more does not. */
+	memset(longer, 'n', sizeof(longer));
+	memcpy(longer, "tap:", 4);
+	longer[VOFF_PORT_SPEC_MAX] = '\0';
+	CHECK_OK(voff_port_spec_parse(&s, longer));
+	CHECK_EQ(strlen(s.cfg.name), VOFF_PORT_SPEC_MAX - 4);
+	longer[VOFF_PORT_SPEC_MAX] = 'n';
+	longer[VOFF_PORT_SPEC_MAX + 1] = '\0';
+	CHECK_EQ(voff_port_spec_parse(&s, longer), -EINVAL);
+	/* 63 bytes of namespace are one component, 64 are too many. */
+	CHECK_OK(voff_port_spec_parse(&s, "tap:x@012345678901234567890123456"
+					  "789012345678901234567890123456789"
+					  "012"));
+}
+
+static struct voff_switch *sw_new(void)
+{
+	struct voff_switch_config c = { .pool_size = 16 };
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	struct voff_switch *sw;
+	struct voff_port *p[2];
+
+	CHECK_OK(voff_switch_new(&sw, &c));
+	CHECK_OK(voff_port_mem_pair(&p[0], &p[1], &pc));
+	CHECK_OK(voff_switch_add(sw, p[0], "p0", NULL));
+	voff_port_close(p[1]);
+	return sw;
+}
+
+static const char *serve(struct voff_switch *sw,
+			 struct voff_switch_ctl_state *st, const char *req,
+			 int *err)
+{
+	static char reply[4096];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK(f != NULL);
+	*err = voff_switch_ctl_serve(sw, st, req, strlen(req), f);
+	fclose(f);
+	CHECK_LT(len, sizeof(reply));
+	memcpy(reply, out, len + 1);
+	free(out);
+	return reply;
+}
+
+static void t_policy(void)
+{
+	struct voff_switch *sw = sw_new();
+	struct voff_switch_ctl_state st = {
+		.deny = VOFF_SWITCH_CTL_DENY_FILES,
+	};
+	const char *r;
+	int err;
+
+	r = serve(sw, &st, "ports add pcap:/tmp/voff-never.pcap", &err);
+	CHECK_EQ(err, -EPERM);
+	CHECK_STR_EQ(r, "error: ports add: refused: pcap ports open files "
+			"and are only taken from the command line\n");
+	r = serve(sw, &st, "ports add tap:x@a/b", &err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_STR_EQ(r, "error: ports add: malformed spec 'tap:x@a/b'\n");
+	st.deny |= VOFF_SWITCH_CTL_DENY_ADD;
+	r = serve(sw, &st, "-j ports add tap:x", &err);
+	CHECK_EQ(err, -EPERM);
+	CHECK_STR_EQ(r, "{\"error\":\"ports add: refused: this switch "
+			"dropped the privileges to open ports\"}\n");
+	st.refused_peers = 3;
+	r = serve(sw, &st, "server", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "requests       4\nfailed         3\n"
+			"refused        2\nrefused_peers  3\n"
+			"deny_add       true\ndeny_files     true\n");
+	r = serve(sw, &st, "-j server", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "{\"requests\":5,\"failed\":3,\"refused\":2,"
+			"\"refused_peers\":3,\"deny_add\":true,"
+			"\"deny_files\":true}\n");
+	/* Without a server, `server` is no command. */
+	CHECK_EQ(voff_switch_ctl(sw, "server", 6, stderr), -EINVAL);
+	CHECK_EQ(voff_switch_ctl_serve(sw, NULL, "help", 4, stderr), -EINVAL);
+	voff_switch_free(sw);
+}
+
+CHECK_MAIN(CHECK_TEST(t_accepted), CHECK_TEST(t_refused),
+	   CHECK_TEST(t_policy))
