@@ -6,6 +6,7 @@
  * process, so ratios come from one run on one machine.
  *
  *	bench_gso [--json] [--ms N] [--runs N] [--cpu-time] [--no-dpdk]
+ *		  [--case NAME]
  *
  * Cases work on the super-packets of PEERS.md: TCP4 65226 B (Ethernet,
  * IPv4 DF, TCP with timestamps: 66-byte headers, 45 x 1448), TCP6 (86-byte
@@ -14,6 +15,7 @@
  * all cases) of ns per super-packet,
  * segments per second and payload Gbit/s; --json prints one object per
  * case with "name" and "ns_per_op".  DPDK cases are named dpdk_*.
+ * --case NAME times that case alone (for perf record).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -43,6 +45,7 @@
 
 static bool json;
 static unsigned int run_ms = 200, runs = 5;
+static const char *only;	/* --case: time only the case of this name */
 
 struct super {
 	const char *tag;
@@ -163,7 +166,7 @@ static void voff_flat(uint8_t mode)
 
 	if (n != NSEG)
 		abort();
-	voff_pkt_free_bulk(segs, NSEG);
+	voff_pool_put_bulk(pool, segs, NSEG);
 }
 
 static void case_full(void)
@@ -257,13 +260,13 @@ static void naive_one(const struct super *s, uint8_t *d, uint32_t i)
 
 static void case_naive(void)
 {
-	if (voff_pkt_alloc_bulk(pool, segs, NSEG) != NSEG)
+	if (voff_pool_get_bulk(pool, segs, NSEG))
 		abort();
 	for (uint32_t i = 0; i < NSEG; i++) {
 		naive_one(cur, voff_pkt_data(segs[i]), i);
 		voff_pkt_put(segs[i], cur->hdr + cur->mss);
 	}
-	voff_pkt_free_bulk(segs, NSEG);
+	voff_pool_put_bulk(pool, segs, NSEG);
 }
 
 /* ---- DPDK --------------------------------------------------------------- */
@@ -413,6 +416,8 @@ static unsigned int n_cases;
 
 static void add_case(const char *name, struct super *s, void (*fn)(void))
 {
+	if (only && strcmp(only, name))
+		return;
 	if (n_cases < MAX_CASES)
 		cases[n_cases++] = (struct bench_case){ name, s, fn, { 0 } };
 }
@@ -502,10 +507,12 @@ int main(int argc, char **argv)
 			run_ms = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+			only = argv[++i];
 		else {
 			fprintf(stderr,
 				"usage: bench_gso [--json] [--ms N] [--runs N] "
-				"[--cpu-time] [--no-dpdk]\n");
+				"[--cpu-time] [--no-dpdk] [--case NAME]\n");
 			return 2;
 		}
 	}

@@ -146,7 +146,11 @@ int voff_gso_count(const struct voff_pkt *pkt, const struct voff_gso_opts *opts,
  * Each segment carries the super-packet's header offsets (UFO fragments
  * after the first have no l4_off), port, hash and rx_ns, gso_type 0, and
  * the checksum state of the mode (NONE after full checksums, as after the
- * kernel's software checksum; PARTIAL with csum_start/offset).
+ * kernel's software checksum; PARTIAL with csum_start/offset).  Its data
+ * starts at least VOFF_PKT_HEADROOM bytes into the buffer and ends within
+ * the pool's data room; when the room allows, up to 63 more bytes of
+ * headroom put its payload at the super-packet's payload offset in a
+ * cache line, so the copy's stores are as aligned as its loads.
  *
  * Return: number of segments (>= 1); -ENOSPC when @cap is too small,
  * -ENOBUFS when the pool runs dry, VOFF_E_TOO_BIG when a segment does not

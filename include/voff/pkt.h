@@ -124,7 +124,7 @@ struct voff_pool;
  * @rx_ns:	receive time in ns, 0 when unknown: CLOCK_MONOTONIC for
  *		packets from ports, wall-clock time for capture files
  * @pool:	owning pool for VOFF_PKT_SRC_POOL, else NULL
- * @next:	link for the pool's free list and for the owner's queues
+ * @next:	link for the owner's queues; NULL in a newly allocated packet
  *
  * Fields are public to keep the data path free of calls; change @data_off
  * and @len only through the functions below, which keep the header offsets
@@ -215,6 +215,43 @@ int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out);
  */
 unsigned int voff_pkt_alloc_bulk(struct voff_pool *pool,
 				 struct voff_pkt **pkts, unsigned int n);
+
+/**
+ * voff_pool_get_bulk() - take exactly @n packets from @pool, or none
+ * @pool:	the pool
+ * @pkts:	array receiving the packets, in the order voff_pkt_alloc()
+ *		would hand them out one by one
+ * @n:		packets wanted (0 is allowed and takes nothing)
+ *
+ * Each packet is in the state voff_pkt_alloc() leaves it in.  Unlike
+ * voff_pkt_alloc_bulk() the call is all-or-nothing, which is what a caller
+ * that needs a fixed number of buffers (a GSO output) wants, and it checks
+ * the free count once instead of once per packet.
+ *
+ * Return: 0, or -ENOBUFS when fewer than @n packets are free (nothing
+ * taken, @pkts untouched).
+ * Ownership: on success the caller owns every packet of @pkts[0..@n).
+ */
+int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+		       unsigned int n);
+
+/**
+ * voff_pool_put_bulk() - give @n packets back to @pool at once
+ * @pool:	the pool most of the packets came from
+ * @pkts:	the packets; NULL entries are skipped
+ * @n:		entries in @pkts
+ *
+ * Packets of @pool go back to it without a call per packet; any other
+ * packet (another pool's, an external one) is released
+ * as voff_pkt_free() releases it, so the call is always correct and only
+ * fastest when @pool is right.  After the call, voff_pool_get_bulk() of @n
+ * hands the packets of @pool out again in the order of @pkts, as @n calls
+ * of voff_pkt_free() in reverse order would.
+ *
+ * Ownership: consumes every packet of @pkts.
+ */
+void voff_pool_put_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+			unsigned int n);
 
 /**
  * voff_pkt_free() - release a packet

@@ -29,6 +29,7 @@
 #include <voff/gso.h>
 
 #include "gso_int.h"
+#include "pkt_int.h"
 
 /* Base types: exactly one is set in a valid gso_type. */
 static const struct gso_base {
@@ -217,6 +218,7 @@ static void plan_sums(struct gso_plan *p)
 
 		if (ip->v6)
 			continue;
+		ip->id = gso_get16(h + 4);
 		sum = voff_csum(h, ip->end - ip->off, 0);
 		sum = voff_csum_sub(sum, gso_word(h + 2));
 		sum = voff_csum_sub(sum, gso_word(h + 4));
@@ -288,7 +290,7 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		      uint8_t *hdr, uint32_t l3_len, uint32_t id_add)
 {
 	uint8_t *h = hdr + ip->off;
-	uint16_t c;
+	uint32_t id = ip->fixed_id ? ip->id : (ip->id + id_add) & 0xFFFF;
 
 	(void)p;
 	if (ip->v6) {
@@ -296,12 +298,11 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		return;
 	}
 	gso_put16(h + 2, l3_len);
-	if (!ip->fixed_id)
-		gso_put16(h + 4, gso_get16(h + 4) + id_add);
-	c = voff_csum_fold(voff_csum_add(voff_csum_add(ip->base,
-						       gso_word(h + 2)),
-					 gso_word(h + 4)));
-	gso_put_csum(h + 10, c);
+	gso_put16(h + 4, id);
+	gso_put_csum(h + 10,
+		     voff_csum_fold(voff_csum_add(ip->base,
+						  gso_be16_word(l3_len) +
+						  gso_be16_word(id))));
 }
 
 uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
@@ -314,31 +315,8 @@ uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
 	return voff_csum_pseudo_v4(h + 12, h + 16, proto, l4_len);
 }
 
-void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
-		       uint32_t pseudo, bool zero_ffff)
-{
-	uint8_t *l4 = s->hdr + p->l4_off;
-	uint8_t *field = l4 + p->l4->csum_offset;
-	uint32_t hl = p->hdr_len - p->l4_off, sum;
-	uint16_t c;
-
-	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
-		gso_put_csum(field, (uint16_t)~voff_csum_fold(pseudo));
-		return;
-	}
-	field[0] = 0;
-	field[1] = 0;
-	sum = voff_csum_add(p->l4_base, pseudo);
-	for (int k = 0; k < p->l4->n_var; k++)
-		sum = voff_csum_add(sum, gso_word(l4 + p->l4->var[k]));
-	sum = voff_csum_block_add(sum, s->paysum, hl);
-	c = voff_csum_fold(sum);
-	if (c == 0 && zero_ffff)
-		c = 0xFFFF;
-	gso_put_csum(field, c);
-}
-
-static void fix_segment(const struct gso_plan *p, const struct gso_seg *s)
+static inline void fix_segment(const struct gso_plan *p,
+			       const struct gso_seg *s)
 {
 	uint32_t l4_len = p->hdr_len - p->l4_off + s->plen;
 	uint32_t id_add = s->i * p->id_step;
@@ -353,7 +331,8 @@ static void fix_segment(const struct gso_plan *p, const struct gso_seg *s)
 	}
 }
 
-static void seg_range(const struct gso_plan *p, uint32_t i, struct gso_seg *s)
+static inline void seg_range(const struct gso_plan *p, uint32_t i,
+			     struct gso_seg *s)
 {
 	s->i = i;
 	s->off = i * p->unit;
@@ -386,53 +365,211 @@ static void plan_info(const struct gso_plan *p, struct voff_gso_info *info)
 	}
 }
 
-/* ---- flat output -------------------------------------------------------- */
+/* ---- the outputs between the first and the last ------------------------ */
 
-static void set_meta(const struct gso_plan *p, struct voff_pkt *q,
-		     const struct voff_pkt *src, uint32_t i, uint32_t plen)
+/**
+ * struct gso_mid - what the outputs strictly between the first and the last
+ * share, for super-packets without a tunnel (one IP header, no UFO)
+ * @on:		the fast path applies (3 outputs or more)
+ * @ip_id:	the IPv4 ID advances (else the IP header is constant)
+ * @l4_sum:	sum of a middle output's L4 header without its checksum
+ *		field and sequence number, plus its pseudo-header
+ * @ip_sum:	IPv4: sum of its IP header without the ID and checksum
+ * @hdr:	its header block, complete but for the sequence number, ID
+ *		and checksums (partial mode: the L4 seed is final)
+ *
+ * Middle outputs all carry a full unit of payload, so their lengths, TCP
+ * flags and partial seeds are equal: one output's header block is fixed
+ * once by the general fixes and copied, and per output only the sequence
+ * number, the IPv4 ID and the checksums are written, each computed from
+ * values.  First and last outputs take the general path.
+ */
+struct gso_mid {
+	bool on;
+	bool ip_id;
+	uint32_t l4_sum;
+	uint32_t ip_sum;
+	uint8_t hdr[VOFF_GSO_MAX_HDR];
+};
+
+static void mid_init(const struct gso_plan *p, struct gso_mid *m)
 {
-	voff_pkt_copy_meta(q, src);
-	q->gso_type = 0;
-	q->gso_size = 0;
-	q->gso_segs = 0;
-	q->csum = VOFF_CSUM_NONE;
-	q->csum_start = 0;
-	q->csum_offset = 0;
-	q->hdr_len = p->hdr_len;
-	if (p->pieces) {
-		q->gso_type = p->type;
-		q->gso_size = (uint16_t)p->mss;
-		q->gso_segs = (uint16_t)((plen + p->mss - 1) / p->mss);
+	const struct gso_ip *ip = &p->ip[0];
+	struct gso_seg s = { .hdr = m->hdr };
+	const uint8_t *l4 = m->hdr + p->l4_off;
+	uint32_t sum;
+
+	m->on = p->nseg >= 3 && !p->tun && !p->l4->ufo && p->n_ip == 1;
+	if (!m->on)
+		return;
+	seg_range(p, 1, &s);
+	memcpy(m->hdr, p->data, p->hdr_len);
+	fix_segment(p, &s);
+	sum = voff_csum(l4, p->hdr_len - p->l4_off, 0);
+	sum = voff_csum_sub(sum, gso_word(l4 + p->l4->csum_offset));
+	if (p->l4->seq_at) {
+		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->seq_at));
+		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->seq_at + 2));
 	}
-	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
-		q->csum = VOFF_CSUM_PARTIAL;
-		q->csum_start = p->l4_off;
-		q->csum_offset = p->l4->csum_offset;
-	}
-	if (p->l4->ufo && i > 0) {
-		q->l4_off = VOFF_OFF_NONE;
-		q->payload_off = VOFF_OFF_NONE;
-	}
-	if (p->l4->ufo)
-		q->hdr_len = voff__gso_ufo_hdr_len(p, i);
+	m->l4_sum = voff_csum_add(sum, voff_csum_add(p->pseudo_base,
+		gso_be16_word(p->hdr_len - p->l4_off + s.plen)));
+	m->ip_id = !ip->v6 && !ip->fixed_id;
+	m->ip_sum = voff_csum_add(ip->base,
+				  gso_be16_word(p->hdr_len - ip->off + s.plen));
 }
 
-static void cut_one_flat(const struct gso_plan *p, struct voff_pkt *q,
-			 uint32_t i)
+/* Is output @i a middle one of @m? */
+static inline bool mid_has(const struct gso_plan *p, const struct gso_mid *m,
+			   uint32_t i)
 {
-	uint8_t *d = voff_pkt_data(q);
-	struct gso_seg s = { .hdr = d };
+	return m->on && i - 1 < p->nseg - 2;
+}
+
+/*
+ * Fix middle output @i whose header block @h is a copy of @m->hdr and
+ * whose payload, at offset @off, sums to @paysum (full mode).
+ */
+static inline void mid_fix(const struct gso_plan *p, const struct gso_mid *m,
+			   uint8_t *h, uint32_t i, uint32_t off,
+			   uint32_t paysum)
+{
+	uint8_t *l4 = h + p->l4_off;
+	uint32_t sum = m->l4_sum;
+
+	if (p->l4->seq_at) {
+		uint32_t seq = p->seq + off;
+
+		gso_put32(l4 + p->l4->seq_at, seq);
+		sum = voff_csum_add(sum, gso_be32_words(seq));
+	}
+	if (p->mode == VOFF_GSO_CSUM_FULL) {
+		uint16_t c;
+
+		sum = voff_csum_block_add(sum, paysum, p->hdr_len - p->l4_off);
+		c = voff_csum_fold(sum);
+		if (c == 0 && p->l4->ffff)
+			c = 0xFFFF;
+		gso_put_csum(l4 + p->l4->csum_offset, c);
+	}
+	if (m->ip_id) {
+		uint8_t *ih = h + p->ip[0].off;
+		uint32_t id = (p->ip[0].id + i * p->id_step) & 0xFFFF;
+
+		gso_put16(ih + 4, id);
+		gso_put_csum(ih + 10, voff_csum_fold(voff_csum_add(
+					      m->ip_sum, gso_be16_word(id))));
+	}
+}
+
+/* ---- flat output -------------------------------------------------------- */
+
+/*
+ * The metadata every output of the call shares, built once in @t: the
+ * per-output loop copies it as one block (pkt_int.h) over packets the pool
+ * did not reset.
+ */
+static void meta_template(const struct gso_plan *p, const struct voff_pkt *src,
+			  struct voff_pkt *t)
+{
+	memset(t, 0, sizeof(*t));
+	voff_pkt_copy_meta(t, src);
+	t->source = VOFF_PKT_SRC_POOL;
+	t->gso_type = 0;
+	t->gso_size = 0;
+	t->gso_segs = 0;
+	t->csum = VOFF_CSUM_NONE;
+	t->csum_start = 0;
+	t->csum_offset = 0;
+	t->hdr_len = p->hdr_len;
+	if (p->pieces) {
+		t->gso_type = p->type;
+		t->gso_size = (uint16_t)p->mss;
+	}
+	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
+		t->csum = VOFF_CSUM_PARTIAL;
+		t->csum_start = p->l4_off;
+		t->csum_offset = p->l4->csum_offset;
+	}
+}
+
+/* Output @i's metadata: the template and what depends on @i. */
+static inline void set_meta(const struct gso_plan *p, struct voff_pkt *q,
+			    const struct voff_pkt *t, uint32_t i,
+			    uint32_t plen)
+{
+	voff__pkt_meta_copy(q, t);
+	if (p->pieces)
+		q->gso_segs = (uint16_t)((plen + p->mss - 1) / p->mss);
+	if (p->l4->ufo) {
+		if (i > 0) {
+			q->l4_off = VOFF_OFF_NONE;
+			q->payload_off = VOFF_OFF_NONE;
+		}
+		q->hdr_len = voff__gso_ufo_hdr_len(p, i);
+	}
+}
+
+/*
+ * Copy the header block.  Blocks of 32 to 128 bytes (Ethernet + IP + TCP
+ * or UDP, with or without options) take two overlapping fixed-size moves,
+ * which the compiler emits inline, instead of a call.
+ */
+static inline void copy_hdr(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+	if (n >= 32 && n <= 64) {
+		memcpy(d, s, 32);
+		memcpy(d + n - 32, s + n - 32, 32);
+	} else if (n > 64 && n <= 128) {
+		memcpy(d, s, 64);
+		memcpy(d + n - 64, s + n - 64, 64);
+	} else {
+		memcpy(d, s, n);
+	}
+}
+
+/*
+ * Where output @q's data starts: the payload copy reads the super-packet
+ * at @src and writes at data + @hdr; moving the data by 0..63 bytes so that
+ * both addresses have the same offset in a cache line makes every vector
+ * store of the copy as aligned as its load (a store across two lines costs
+ * two).  The headroom only grows, and the data still ends within the
+ * pool's data room, so the pool's headroom and tailroom promises hold.
+ */
+static inline void place(struct voff_pkt *q, const uint8_t *src, uint32_t hdr,
+			 uint32_t len, uint32_t room)
+{
+	uint8_t *at = q->buf + q->data_off + hdr;
+	uint32_t shift = (uint32_t)((uintptr_t)src - (uintptr_t)at) & 63;
+
+	if (len + shift <= room)
+		q->data_off += shift;
+	q->len = len;
+}
+
+static inline void cut_one_flat(const struct gso_plan *p,
+				const struct gso_mid *m, struct voff_pkt *q,
+				uint32_t i, uint32_t room)
+{
+	bool mid = mid_has(p, m, i);
+	struct gso_seg s;
+	const uint8_t *src;
+	uint8_t *d;
 
 	seg_range(p, i, &s);
-	memcpy(d, p->data, p->hdr_len);
+	src = p->data + p->hdr_len + s.off;
+	place(q, src, p->hdr_len, p->hdr_len + s.plen, room);
+	d = voff_pkt_data(q);
+	s.hdr = d;
+	s.paysum = 0;
+	copy_hdr(d, mid ? m->hdr : p->data, p->hdr_len);
 	if (p->mode == VOFF_GSO_CSUM_FULL)
-		s.paysum = voff_csum_copy(d + p->hdr_len,
-					  p->data + p->hdr_len + s.off,
-					  s.plen, 0);
+		s.paysum = voff_csum_copy(d + p->hdr_len, src, s.plen, 0);
 	else
-		memcpy(d + p->hdr_len, p->data + p->hdr_len + s.off, s.plen);
-	voff_pkt_put(q, p->hdr_len + s.plen);
-	fix_segment(p, &s);
+		memcpy(d + p->hdr_len, src, s.plen);
+	if (mid)
+		mid_fix(p, m, d, i, s.off, s.paysum);
+	else
+		fix_segment(p, &s);
 }
 
 static void cut_ufo_flat(const struct gso_plan *p, struct voff_pkt *q,
@@ -444,7 +581,7 @@ static void cut_ufo_flat(const struct gso_plan *p, struct voff_pkt *q,
 
 	h = voff__gso_ufo_frag(p, i, d, udp_check, &src_off, &plen);
 	memcpy(d + h, p->data + src_off, plen);
-	voff_pkt_put(q, h + plen);
+	q->len = h + plen;
 }
 
 static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
@@ -452,30 +589,34 @@ static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
 		    unsigned int cap)
 {
 	struct voff_gso_info info;
-	uint16_t udp_check = 0;
-	unsigned int got;
+	struct gso_mid m;
+	struct voff_pkt t;
+	uint32_t room;
 
 	if (!pool || !out)
 		return -EINVAL;
 	plan_info(p, &info);
 	if (info.segs > cap)
 		return -ENOSPC;
-	if (info.max_len > voff_pool_data_room(pool))
+	room = voff_pool_data_room(pool);
+	if (info.max_len > room)
 		return VOFF_E_TOO_BIG;
-	got = voff_pkt_alloc_bulk(pool, out, info.segs);
-	if (got < info.segs) {
-		voff_pkt_free_bulk(out, got);
-		memset(out, 0, sizeof(*out) * got);
+	if (voff__pool_take(pool, out, info.segs))
 		return -ENOBUFS;
-	}
-	if (p->l4->ufo)
-		udp_check = voff__gso_ufo_udp_csum(p);
-	for (uint32_t i = 0; i < info.segs; i++) {
-		if (p->l4->ufo)
+	meta_template(p, src, &t);
+	if (p->l4->ufo) {
+		uint16_t udp_check = voff__gso_ufo_udp_csum(p);
+
+		for (uint32_t i = 0; i < info.segs; i++) {
 			cut_ufo_flat(p, out[i], i, udp_check);
-		else
-			cut_one_flat(p, out[i], i);
-		set_meta(p, out[i], src, i, out[i]->len - p->hdr_len);
+			set_meta(p, out[i], &t, i, 0);
+		}
+		return (int)info.segs;
+	}
+	mid_init(p, &m);
+	for (uint32_t i = 0; i < info.segs; i++) {
+		cut_one_flat(p, &m, out[i], i, room);
+		set_meta(p, out[i], &t, i, out[i]->len - p->hdr_len);
 	}
 	return (int)info.segs;
 }
@@ -525,21 +666,56 @@ int voff_gso_segment_batch(const struct voff_pkt *pkt,
 
 /* ---- descriptor output -------------------------------------------------- */
 
-static uint32_t sg_one(const struct gso_plan *p, uint8_t *slot, uint32_t i,
-		       uint16_t udp_check, uint32_t *src_off, uint32_t *plen)
+static inline uint32_t sg_one(const struct gso_plan *p,
+			      const struct gso_mid *m, uint8_t *slot,
+			      uint32_t i, uint16_t udp_check,
+			      uint32_t *src_off, uint32_t *plen)
 {
 	struct gso_seg s = { .hdr = slot };
+	bool mid = mid_has(p, m, i);
 
 	if (p->l4->ufo)
 		return voff__gso_ufo_frag(p, i, slot, udp_check, src_off, plen);
 	seg_range(p, i, &s);
-	memcpy(slot, p->data, p->hdr_len);
+	copy_hdr(slot, mid ? m->hdr : p->data, p->hdr_len);
 	*src_off = p->hdr_len + s.off;
 	*plen = s.plen;
 	if (p->mode == VOFF_GSO_CSUM_FULL)
 		s.paysum = voff_csum(p->data + *src_off, s.plen, 0);
-	fix_segment(p, &s);
+	if (mid)
+		mid_fix(p, m, slot, i, s.off, s.paysum);
+	else
+		fix_segment(p, &s);
 	return p->hdr_len;
+}
+
+/*
+ * A view of the header slot and one payload range: what two voff_sg_add()
+ * calls give (empty ranges dropped, adjacent ones merged), written out.
+ */
+static inline void sg_two(struct voff_sg *sg, uint8_t *slot, uint32_t h,
+			  const uint8_t *pay, uint32_t plen)
+{
+	struct iovec *iov = sg->iov;
+	unsigned int n = 0;
+
+	if (h) {
+		iov[0].iov_base = slot;
+		iov[0].iov_len = h;
+		n = 1;
+	}
+	if (plen) {
+		if (n && slot + h == pay) {
+			iov[0].iov_len += plen;
+		} else {
+			/* iovec has no const member; nothing writes through. */
+			iov[n].iov_base = (void *)(uintptr_t)pay;
+			iov[n].iov_len = plen;
+			n++;
+		}
+	}
+	sg->n = n;
+	sg->len = (size_t)h + plen;
 }
 
 int voff_gso_segment_sg(const struct voff_pkt *pkt,
@@ -549,6 +725,7 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 {
 	struct voff_gso_info in;
 	struct gso_plan p;
+	struct gso_mid m;
 	uint16_t udp_check = 0;
 	int err;
 
@@ -565,16 +742,13 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 			return -ENOSPC;
 	if (p.l4->ufo)
 		udp_check = voff__gso_ufo_udp_csum(&p);
+	mid_init(&p, &m);
 	for (uint32_t i = 0; i < in.segs; i++) {
 		uint8_t *slot = slots + (size_t)i * slot_size;
 		uint32_t src_off, plen, h;
 
-		h = sg_one(&p, slot, i, udp_check, &src_off, &plen);
-		segs[i].n = 0;
-		segs[i].len = 0;
-		/* Two entries at most and cap >= 2: these cannot fail. */
-		(void)voff_sg_add(&segs[i], slot, h);
-		(void)voff_sg_add(&segs[i], p.data + src_off, plen);
+		h = sg_one(&p, &m, slot, i, udp_check, &src_off, &plen);
+		sg_two(&segs[i], slot, h, p.data + src_off, plen);
 	}
 	if (info)
 		*info = in;

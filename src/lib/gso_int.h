@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
+#include <voff/csum.h>
 #include <voff/gso.h>
 
 /* Byte-order helpers over unaligned wire bytes. */
@@ -25,16 +28,23 @@ static inline uint32_t gso_get32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
+/*
+ * Stores are one 16- or 32-bit write each: a later wider load of the
+ * header (a copy, a sum) is then served from the store buffer instead of
+ * waiting for several byte stores to retire.
+ */
 static inline void gso_put16(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	uint16_t w = htons((uint16_t)v);
+
+	memcpy(p, &w, 2);
 }
 
 static inline void gso_put32(uint8_t *p, uint32_t v)
 {
-	gso_put16(p, v >> 16);
-	gso_put16(p + 2, v);
+	uint32_t w = htonl(v);
+
+	memcpy(p, &w, 4);
 }
 
 /*
@@ -49,12 +59,21 @@ static inline uint32_t gso_word(const uint8_t *p)
 	return w;
 }
 
-/* The word a big-endian 16-bit field holding @v contributes to a sum. */
+/*
+ * The word a big-endian 16-bit field holding @v contributes to a sum.  The
+ * per-segment fixes add the words they store from the values they computed
+ * and never read a header word back after writing it: a 16-bit load of
+ * bytes just stored separately cannot be forwarded and stalls.
+ */
 static inline uint32_t gso_be16_word(uint32_t v)
 {
-	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	return htons((uint16_t)v);
+}
 
-	return gso_word(b);
+/* The two words a big-endian 32-bit field holding @v contributes. */
+static inline uint32_t gso_be32_words(uint32_t v)
+{
+	return (uint32_t)htons((uint16_t)(v >> 16)) + htons((uint16_t)v);
 }
 
 /* Checksum field helpers: the field is stored in memory order (csum.h). */
@@ -72,6 +91,7 @@ static inline void gso_put_csum(uint8_t *p, uint16_t c)
  * @unfrag_end:	IPv6: end of the unfragmentable part (UFO)
  * @unfrag_nh:	IPv6: offset of the next-header byte naming the first
  *		fragmentable header (UFO rewrites it to 44)
+ * @id:		IPv4: the super-packet's ID, the first segment's
  * @base:	IPv4: sum of the header without its total length, ID and
  *		checksum words, the part every segment shares
  */
@@ -82,6 +102,7 @@ struct gso_ip {
 	uint16_t end;
 	uint16_t unfrag_end;
 	uint16_t unfrag_nh;
+	uint16_t id;
 	uint32_t base;
 };
 
@@ -113,6 +134,8 @@ struct gso_l4;
  * @pseudo_base: innermost pseudo-header sum for an L4 length of 0
  * @l4_base:	sum of the innermost L4 header without the words that change
  *		per segment (struct gso_l4 @var)
+ * @seq:	TCP: the super-packet's sequence number
+ * @th_off_flags: TCP: its data offset byte and flags byte, as one word
  */
 struct gso_plan {
 	const uint8_t *data;
@@ -137,6 +160,8 @@ struct gso_plan {
 	bool pieces;
 	uint32_t pseudo_base;
 	uint32_t l4_base;
+	uint32_t seq;
+	uint16_t th_off_flags;
 };
 
 /**
@@ -161,19 +186,25 @@ struct gso_seg {
  * @proto:	IP protocol number
  * @csum_offset: offset of the checksum field in the header
  * @ufo:	segments by IP fragmentation (gso_udp.c runs its own loop)
+ * @seq_at:	offset of a 32-bit sequence number advanced by the payload
+ *		offset of each output (TCP: 4), or 0
+ * @ffff:	a full checksum that computes to 0 is sent as 0xFFFF (UDP)
  * @n_var:	entries in @var
  * @var:	offsets of the 16-bit header words a segment may change (the
  *		checksum field included), left out of struct gso_plan @l4_base
  * @check:	validate the header at @p->l4_off, set @p->hdr_len; return 0
  *		or a VOFF_E_GSO_* code
  * @fix:	rewrite the L4 header of one output; @pseudo is the pseudo
- *		header sum for its L4 length
+ *		header sum for its L4 length; the @var words it stores come
+ *		from values (struct gso_plan), never read from the output
  */
 struct gso_l4 {
 	const char *name;
 	uint8_t proto;
 	uint8_t csum_offset;
 	bool ufo;
+	uint8_t seq_at;
+	bool ffff;
 	uint8_t n_var;
 	uint8_t var[6];
 	int (*check)(struct gso_plan *p);
@@ -190,9 +221,30 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		      uint8_t *hdr, uint32_t l3_len, uint32_t id_add);
 uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
 			  uint8_t proto, uint32_t l4_len);
-/* Innermost L4 checksum of a segment: full sum or pseudo seed. */
-void voff__gso_l4_csum(const struct gso_plan *p, const struct gso_seg *s,
-		       uint32_t pseudo, bool zero_ffff);
+/*
+ * Innermost L4 checksum of a segment: full sum or pseudo seed.  @var is
+ * the sum of the @var words the fix stored, the checksum field excluded.
+ * Inline: it runs once per segment inside the protocol's fix.
+ */
+static inline void voff__gso_l4_csum(const struct gso_plan *p,
+				     const struct gso_seg *s, uint32_t pseudo,
+				     uint32_t var, bool zero_ffff)
+{
+	uint8_t *field = s->hdr + p->l4_off + p->l4->csum_offset;
+	uint32_t hl = p->hdr_len - p->l4_off, sum;
+	uint16_t c;
+
+	if (p->mode == VOFF_GSO_CSUM_PARTIAL) {
+		gso_put_csum(field, (uint16_t)~voff_csum_fold(pseudo));
+		return;
+	}
+	sum = voff_csum_add(voff_csum_add(p->l4_base, pseudo), var);
+	sum = voff_csum_block_add(sum, s->paysum, hl);
+	c = voff_csum_fold(sum);
+	if (c == 0 && zero_ffff)
+		c = 0xFFFF;
+	gso_put_csum(field, c);
+}
 
 /* gso_tunnel.c */
 int voff__gso_tunnel_check(struct gso_plan *p);

@@ -22,6 +22,8 @@ static int tcp_check(struct gso_plan *p)
 	if (doff < 20 || p->l4_off + doff > p->len)
 		return VOFF_E_GSO_HDR;
 	p->hdr_len = (uint16_t)(p->l4_off + doff);
+	p->seq = gso_get32(p->data + p->l4_off + 4);
+	p->th_off_flags = gso_get16(p->data + p->l4_off + 12);
 	return 0;
 }
 
@@ -37,27 +39,30 @@ static void tcp_fix(const struct gso_plan *p, const struct gso_seg *s,
 		    uint32_t pseudo)
 {
 	uint8_t *th = s->hdr + p->l4_off;
-	uint8_t flags = th[13];
+	uint32_t seq = p->seq + s->off, word = p->th_off_flags;
 
-	gso_put32(th + 4, gso_get32(th + 4) + s->off);
 	if (s->i + 1 < p->nseg)
-		flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
+		word &= ~(uint32_t)(TCP_FIN | TCP_PSH);
 	if (s->i > 0 && !(p->type & VOFF_GSO_TCP_ACCECN))
-		flags &= (uint8_t)~TCP_CWR;
-	th[13] = flags;
+		word &= ~(uint32_t)TCP_CWR;
+	gso_put32(th + 4, seq);
+	th[13] = (uint8_t)word;
 	/*
 	 * A TCP checksum that computes to 0 stays 0x0000 in a GSO segment
 	 * (MODEL.md 6).  A super-packet whose payload fits one segment is
 	 * not segmented by the kernel but checksummed as a plain frame,
 	 * which stores 0 as 0xFFFF; do the same for byte-identical output.
 	 */
-	voff__gso_l4_csum(p, s, pseudo, p->nseg == 1 && !p->pieces);
+	voff__gso_l4_csum(p, s, pseudo,
+			  gso_be32_words(seq) + gso_be16_word(word),
+			  p->nseg == 1 && !p->pieces);
 }
 
 const struct gso_l4 voff__gso_tcp = {
 	.name = "tcp",
 	.proto = 6,
 	.csum_offset = 16,
+	.seq_at = 4,
 	/* seq (two words), data offset + flags, checksum */
 	.n_var = 4,
 	.var = { 4, 6, 12, 16 },

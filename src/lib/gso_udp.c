@@ -25,13 +25,15 @@ static void uso_fix(const struct gso_plan *p, const struct gso_seg *s,
 	uint8_t *uh = s->hdr + p->l4_off;
 
 	gso_put16(uh + 4, 8 + s->plen);
-	voff__gso_l4_csum(p, s, pseudo, true);
+	voff__gso_l4_csum(p, s, pseudo, gso_be16_word(8 + s->plen),
+			  p->l4->ffff);
 }
 
 const struct gso_l4 voff__gso_uso = {
 	.name = "udp_l4",
 	.proto = 17,
 	.csum_offset = 6,
+	.ffff = true,
 	.n_var = 2,
 	.var = { 4, 6 },	/* length, checksum */
 	.check = udp_check,

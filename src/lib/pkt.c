@@ -2,11 +2,14 @@
 /*
  * pkt.c - packet pools, packet buffers, batches and scatter-gather views
  *
- * The pool takes all of its memory at creation: one array of descriptors
- * and one 64-byte aligned slab of equal buffers, each VOFF_PKT_HEADROOM +
- * data room + tailroom bytes.  Free packets form a LIFO list, so a packet
- * just freed (still warm in cache) is the next one handed out.  See pkt.h
- * for the model and the ownership rules.
+ * The pool takes all of its memory at creation: one array of descriptors,
+ * one 64-byte aligned slab of equal buffers, each VOFF_PKT_HEADROOM +
+ * data room + tailroom bytes, and a stack of pointers to the free
+ * descriptors.  The stack is LIFO, so a packet just freed (still warm in
+ * cache) is the next one handed out, and taking n packets is a copy of n
+ * pointers from its top: no walk through the descriptors, whose next
+ * fields a linked free list would chase one cache miss at a time.  See
+ * pkt.h for the model and the ownership rules.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,6 +20,8 @@
 #include <voff/err.h>
 #include <voff/pkt.h>
 
+#include "pkt_int.h"
+
 /* Minimum tailroom every pool buffer has past its data room. */
 #define POOL_TAILROOM 64
 #define POOL_MAX_COUNT (1u << 20)
@@ -24,9 +29,9 @@
 struct voff_pool {
 	struct voff_pkt *descs;
 	uint8_t *slab;
-	struct voff_pkt *free_list;
+	struct voff_pkt **stack;	/* free packets, top at n_free - 1 */
+	unsigned int n_free;
 	unsigned int count;
-	unsigned int in_use;
 	unsigned int data_room;
 	uint32_t buf_size;
 };
@@ -90,24 +95,29 @@ int voff_pool_new(struct voff_pool **out, unsigned int count,
 	pool->slab = aligned_alloc(64, slab_size);
 	if (!pool->slab)
 		goto err_slab;
+	pool->stack = malloc(sizeof(*pool->stack) * count);
+	if (!pool->stack)
+		goto err_stack;
 
 	pool->count = count;
 	pool->data_room = data_room;
 	pool->buf_size = (uint32_t)buf_size;
-	/* Build the free list so the first allocation returns descs[0]. */
-	for (unsigned int i = count; i-- > 0;) {
+	/* Stack descs[0] on top: the first allocation returns it. */
+	for (unsigned int i = 0; i < count; i++) {
 		struct voff_pkt *p = &pool->descs[i];
 
 		p->buf = pool->slab + (size_t)i * buf_size;
 		p->buf_size = (uint32_t)buf_size;
 		p->source = VOFF_PKT_SRC_POOL;
 		p->pool = pool;
-		p->next = pool->free_list;
-		pool->free_list = p;
+		pool->stack[count - 1 - i] = p;
 	}
+	pool->n_free = count;
 	*out = pool;
 	return 0;
 
+err_stack:
+	free(pool->slab);
 err_slab:
 	free(pool->descs);
 err_descs:
@@ -119,6 +129,7 @@ void voff_pool_free(struct voff_pool *pool)
 {
 	if (!pool)
 		return;
+	free(pool->stack);
 	free(pool->slab);
 	free(pool->descs);
 	free(pool);
@@ -126,7 +137,7 @@ void voff_pool_free(struct voff_pool *pool)
 
 unsigned int voff_pool_in_use(const struct voff_pool *pool)
 {
-	return pool->in_use;
+	return pool->count - pool->n_free;
 }
 
 unsigned int voff_pool_capacity(const struct voff_pool *pool)
@@ -139,18 +150,68 @@ unsigned int voff_pool_data_room(const struct voff_pool *pool)
 	return pool->data_room;
 }
 
-int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
+/*
+ * A packet leaving the free stack: what voff_pkt_reset() does, written out
+ * so the compiler can merge the stores (a pool buffer always has room for
+ * the full headroom).
+ */
+static inline void fresh(struct voff_pkt *p)
 {
-	struct voff_pkt *p = pool->free_list;
-
-	if (!p)
-		return -ENOBUFS;
-	pool->free_list = p->next;
-	pool->in_use++;
 	p->next = NULL;
 	p->port = 0;
-	voff_pkt_reset(p);
+	p->data_off = VOFF_PKT_HEADROOM;
+	p->len = 0;
+	voff_pkt_clear_meta(p);
+}
+
+int voff_pkt_alloc(struct voff_pool *pool, struct voff_pkt **out)
+{
+	struct voff_pkt *p;
+
+	if (!pool->n_free)
+		return -ENOBUFS;
+	p = pool->stack[--pool->n_free];
+	fresh(p);
 	*out = p;
+	return 0;
+}
+
+/* Pop @n packets (known to be free) into @pkts, resetting them or not. */
+static inline void take(struct voff_pool *pool, struct voff_pkt **pkts,
+			unsigned int n, bool reset)
+{
+	struct voff_pkt **top = pool->stack + pool->n_free;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct voff_pkt *p = *--top;
+
+		if (reset) {
+			fresh(p);
+		} else {
+			p->next = NULL;
+			p->data_off = VOFF_PKT_HEADROOM;
+			p->len = 0;
+		}
+		pkts[i] = p;
+	}
+	pool->n_free -= n;
+}
+
+int voff_pool_get_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+		       unsigned int n)
+{
+	if (n > pool->n_free)
+		return -ENOBUFS;
+	take(pool, pkts, n, true);
+	return 0;
+}
+
+int voff__pool_take(struct voff_pool *pool, struct voff_pkt **pkts,
+		    unsigned int n)
+{
+	if (n > pool->n_free)
+		return -ENOBUFS;
+	take(pool, pkts, n, false);
 	return 0;
 }
 
@@ -176,15 +237,34 @@ void voff_pkt_free(struct voff_pkt *pkt)
 		return;
 	}
 	pool = pkt->pool;
-	pkt->next = pool->free_list;
-	pool->free_list = pkt;
-	pool->in_use--;
+	/* A double free must not write past the stack. */
+	if (pool->n_free < pool->count)
+		pool->stack[pool->n_free++] = pkt;
 }
 
 void voff_pkt_free_bulk(struct voff_pkt **pkts, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		voff_pkt_free(pkts[i]);
+}
+
+void voff_pool_put_bulk(struct voff_pool *pool, struct voff_pkt **pkts,
+			unsigned int n)
+{
+	/* Push in reverse so that the next bulk get returns array order. */
+	for (unsigned int i = n; i-- > 0;) {
+		struct voff_pkt *p = pkts[i];
+
+		if (!p)
+			continue;
+		if (!pool || p->pool != pool ||
+		    p->source != VOFF_PKT_SRC_POOL) {
+			voff_pkt_free(p);
+			continue;
+		}
+		if (pool->n_free < pool->count)
+			pool->stack[pool->n_free++] = p;
+	}
 }
 
 int voff_pkt_init_ext(struct voff_pkt *pkt, void *buf, uint32_t buf_size,

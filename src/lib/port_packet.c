@@ -11,7 +11,9 @@
  * cannot describe (a GSO type virtio has no name for) fails its recvmsg
  * with EINVAL and is gone: it is counted as dropped under "einval".  VLAN
  * tags the kernel moved into metadata come back through PACKET_AUXDATA and
- * are put back into the frame.
+ * are put back into the frame.  A link going down is a pause, not an error
+ * (the socket's one ENETDOWN is swallowed while the interface exists); an
+ * interface deleted under the port fails its receive with ENETDOWN.
  *
  * Send: the kernel validates the header as for a TUN write and segments a
  * super-packet in software at egress when the device lacks the offload, so
@@ -218,6 +220,24 @@ static unsigned int arm(struct voff_port *port, struct voff_pool *pool,
 	return k;
 }
 
+/*
+ * The socket reported ENETDOWN: the interface went down, or away.  Down is
+ * a pause (the kernel hooks the socket in again when the link comes up),
+ * away is the end (the socket stays unbound; a new interface of the same
+ * name gets another index).  True while the interface still exists.
+ */
+static bool link_alive(struct voff_port *port)
+{
+	unsigned int ifindex = 0;
+	int err;
+
+	err = voff_netlink_get_limits(port->netns, port->info.name, &ifindex,
+				      &port->info.limits);
+	if (err == -ENODEV || (!err && ifindex != port->info.ifindex))
+		return false;
+	return true;
+}
+
 static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 		     struct voff_batch *b)
 {
@@ -245,6 +265,8 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 			}
 			if (err == -EINTR)
 				continue;
+			if (err == -ENETDOWN && link_alive(port))
+				break;
 			return got ? (int)got : err;
 		}
 		for (int i = 0; i < r; i++) {

@@ -474,7 +474,7 @@ static int cmd_limits(struct voff_switch *sw, char **w, int n, FILE *f,
 				    w[i + 1]);
 	}
 	for (int i = 1; i < n; i += 2) {
-		uint64_t v;
+		uint64_t v = 0;	/* checked above; gcc -O3 cannot see it */
 
 		parse_u64(w[i + 1], &v);
 		if (!strcmp(w[i], "gro_flush_timeout"))
@@ -520,7 +520,30 @@ static int cmd_limits(struct voff_switch *sw, char **w, int n, FILE *f,
 	return 0;
 }
 
+/* The port's own drops by reason, the non-zero ones: rx_drop_NAME, ... */
+static void port_drops(FILE *f, bool json, const struct voff_port *port)
+{
+	static const char *const dir[] = { "rx", "tx" };
+	struct voff_port_drop d[32];
+
+	for (unsigned int k = 0; k < 2; k++) {
+		unsigned int n = voff_port_drops(port, k ? VOFF_PORT_TX :
+							   VOFF_PORT_RX,
+						 d, 32);
+
+		for (unsigned int i = 0; i < n && i < 32; i++) {
+			if (json)
+				fprintf(f, ",\"%s_drop_%s\":%" PRIu64, dir[k],
+					d[i].name, d[i].count);
+			else
+				fprintf(f, "  %s_drop_%s %" PRIu64 "\n",
+					dir[k], d[i].name, d[i].count);
+		}
+	}
+}
+
 static void stats_one(FILE *f, bool json, const char *name,
+		      const struct voff_port *port,
 		      const struct voff_switch_stats *s, bool first)
 {
 	const uint64_t v[] = {
@@ -557,6 +580,7 @@ static void stats_one(FILE *f, bool json, const char *name,
 			fprintf(f, "  drop_%-7s %" PRIu64 "\n",
 				voff_switch_drop_name(d), s->drops[d]);
 	}
+	port_drops(f, json, port);
 	if (json)
 		fputc('}', f);
 }
@@ -586,7 +610,8 @@ static int cmd_stats(struct voff_switch *sw, char **w, int n, FILE *f,
 			continue;
 		voff_switch_port_info(sw, ids[i], &pi);
 		voff_switch_stats(sw, ids[i], &s);
-		stats_one(f, json, pi.name, &s, first);
+		stats_one(f, json, pi.name, voff_switch_port(sw, ids[i]), &s,
+			  first);
 		first = false;
 	}
 	if (json)

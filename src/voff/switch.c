@@ -15,6 +15,8 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <voff/voff.h>
@@ -144,96 +147,207 @@ static bool peer_ok(int c, uid_t *uid)
 	return cr.uid == geteuid() || cr.uid == 0;
 }
 
-static void reply(int c, const char *buf, size_t len)
-{
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(c, buf + off, len - off);
+/*
+ * Control connections are served without ever blocking the forwarding
+ * loop: each is non-blocking, its request is gathered as it arrives, its
+ * reply drains as the peer reads it, and a connection that does neither
+ * within CTL_IDLE_MS is closed.  At most CTL_CONNS are open at once; the
+ * listening socket is not polled while all are taken (the kernel's
+ * backlog holds the next ones).
+ */
+#define CTL_CONNS 8
+#define CTL_IDLE_MS 5000
 
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
+struct ctl_conn {
+	int fd;				/* -1: free slot */
+	bool replying;
+	size_t len;			/* request bytes read */
+	char req[VOFF_SWITCH_CTL_MAX + 2];
+	char *out;			/* reply (open_memstream) */
+	size_t olen, off;
+	uint64_t deadline_ms;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* One request per connection: read a line, answer, close. */
-static void ctl_serve(struct voff_switch *sw,
-		      struct voff_switch_ctl_state *st, int lfd)
+static void conn_close(struct ctl_conn *c)
 {
-	struct timeval tv = { 0, 200000 };
-	char req[VOFF_SWITCH_CTL_MAX + 2];
-	char *out = NULL;
-	size_t len = 0, olen = 0;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	c->out = NULL;
+	c->fd = -1;
+	c->replying = false;
+	c->len = c->olen = c->off = 0;
+}
+
+/* Build the reply to a complete request (or the refusal of the peer). */
+static void conn_answer(struct voff_switch *sw,
+			struct voff_switch_ctl_state *st, struct ctl_conn *c)
+{
+	char *nl = memchr(c->req, '\n', c->len);
+	FILE *f = open_memstream(&c->out, &c->olen);
 	uid_t uid;
-	FILE *f;
-	int c;
 
-	c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (c < 0)
+	c->replying = true;
+	if (!f) {
+		c->out = NULL;
+		c->olen = 0;
 		return;
-	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	/*
-	 * Read the request (bounded) even from a peer about to be refused:
-	 * closing with unread bytes resets the connection, losing the reply.
-	 */
-	while (len < sizeof(req)) {
-		ssize_t n = read(c, req + len, sizeof(req) - len);
-
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (memchr(req, '\n', len))
-			break;
 	}
-	if (!peer_ok(c, &uid)) {
-		char msg[128];
-		int n;
-
+	if (!peer_ok(c->fd, &uid)) {
 		st->refused_peers++;
-		n = snprintf(msg, sizeof(msg), "error: permission denied: "
-			     "uid %ld is not the switch's owner (uid %ld)\n",
-			     (long)(int)uid, (long)geteuid());
+		fprintf(f, "error: permission denied: uid %ld is not the "
+			"switch's owner (uid %ld)\n", (long)(int)uid,
+			(long)geteuid());
 		fprintf(stderr, "voff switch: refused a control connection "
 			"from uid %ld\n", (long)(int)uid);
-		reply(c, msg, (size_t)n);
-		close(c);
+	} else {
+		voff_switch_ctl_serve(sw, st, c->req,
+				      nl ? (size_t)(nl - c->req) : c->len, f);
+	}
+	fclose(f);
+}
+
+/* Read what the peer sent; answer once a line (or EOF, or the cap) is in. */
+static void conn_read(struct voff_switch *sw,
+		      struct voff_switch_ctl_state *st, struct ctl_conn *c)
+{
+	while (c->len < sizeof(c->req)) {
+		ssize_t n = read(c->fd, c->req + c->len,
+				 sizeof(c->req) - c->len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			conn_close(c);
+			return;
+		}
+		if (n == 0)
+			break;
+		c->len += (size_t)n;
+		if (memchr(c->req + c->len - (size_t)n, '\n', (size_t)n))
+			break;
+	}
+	/*
+	 * The whole request is read even from a peer about to be refused:
+	 * closing with unread bytes resets the connection, losing the reply.
+	 */
+	conn_answer(sw, st, c);
+}
+
+/* Send what the peer will take; close when all is sent or on error. */
+static void conn_write(struct ctl_conn *c)
+{
+	while (c->off < c->olen) {
+		ssize_t n = write(c->fd, c->out + c->off, c->olen - c->off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0)
+			break;
+		c->off += (size_t)n;
+	}
+	conn_close(c);
+}
+
+static void conn_accept(struct ctl_conn *conns, int lfd)
+{
+	for (unsigned int i = 0; i < CTL_CONNS; i++) {
+		struct ctl_conn *c = &conns[i];
+
+		if (c->fd >= 0)
+			continue;
+		c->fd = accept4(lfd, NULL, NULL,
+				SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c->fd < 0)
+			return;
+		c->deadline_ms = mono_ms() + CTL_IDLE_MS;
 		return;
 	}
-	f = open_memstream(&out, &olen);
-	if (f) {
-		char *nl = memchr(req, '\n', len);
-
-		voff_switch_ctl_serve(sw, st, req,
-				      nl ? (size_t)(nl - req) : len, f);
-		fclose(f);
-		reply(c, out, olen);
-		free(out);
-	}
-	close(c);
 }
 
 static int loop(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 		int lfd)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = voff_switch_fd(sw), .events = POLLIN },
-		{ .fd = lfd, .events = POLLIN },
-	};
+	struct ctl_conn conns[CTL_CONNS];
+	int rc = 0;
 
+	for (unsigned int i = 0; i < CTL_CONNS; i++) {
+		conns[i].fd = -1;
+		conns[i].out = NULL;
+		conn_close(&conns[i]);
+	}
 	while (!stop) {
-		int n = poll(pfd, 2, voff_switch_timeout_ms(sw));
+		struct pollfd pfd[2 + CTL_CONNS];
+		unsigned int slot[2 + CTL_CONNS], np = 2, nfree = 0;
+		int timeout = voff_switch_timeout_ms(sw), n;
+		uint64_t now = mono_ms();
 
+		pfd[0] = (struct pollfd){ .fd = voff_switch_fd(sw),
+					  .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = -1, .events = POLLIN };
+		for (unsigned int i = 0; i < CTL_CONNS; i++) {
+			struct ctl_conn *c = &conns[i];
+			int left;
+
+			if (c->fd < 0) {
+				nfree++;
+				continue;
+			}
+			if (now >= c->deadline_ms) {
+				conn_close(c);
+				nfree++;
+				continue;
+			}
+			left = (int)(c->deadline_ms - now);
+			if (timeout < 0 || left < timeout)
+				timeout = left;
+			slot[np] = i;
+			pfd[np++] = (struct pollfd){
+				.fd = c->fd,
+				.events = c->replying ? POLLOUT : POLLIN };
+		}
+		if (nfree)
+			pfd[1].fd = lfd;
+		n = poll(pfd, np, timeout);
 		if (n < 0 && errno != EINTR) {
 			perror("voff switch: poll");
-			return EXIT_FAIL;
+			rc = EXIT_FAIL;
+			break;
 		}
 		if (stop)
 			break;
 		voff_switch_poll(sw, 0);
-		if (n > 0 && (pfd[1].revents & POLLIN))
-			ctl_serve(sw, st, lfd);
+		if (n <= 0)
+			continue;
+		for (unsigned int k = 2; k < np; k++) {
+			struct ctl_conn *c = &conns[slot[k]];
+
+			if (!pfd[k].revents)
+				continue;
+			if (!c->replying)
+				conn_read(sw, st, c);
+			/* A reply goes out at once when the peer takes it. */
+			if (c->fd >= 0 && c->replying)
+				conn_write(c);
+		}
+		if (pfd[1].revents & POLLIN)
+			conn_accept(conns, lfd);
 	}
-	return 0;
+	for (unsigned int i = 0; i < CTL_CONNS; i++)
+		conn_close(&conns[i]);
+	return rc;
 }
 
 /* What the running switch keeps: what `ports add` may need later. */

@@ -863,10 +863,126 @@ static void t_resegment(void)
 	voff_pool_free(pool);
 }
 
+/*
+ * Every metadata field of a flat output, on a pool whose buffers carry
+ * stale metadata from earlier users (GSO takes them unreset and writes the
+ * whole block): the super-packet's offsets, port, hash and rx_ns, the
+ * mode's checksum state, no GSO (or the piece's for resegmentation), and a
+ * placement inside the pool's promises, its payload as aligned in a cache
+ * line as the super-packet's when the data room allows.
+ */
+static void check_meta(const struct voff_pkt *sp, const struct voff_pkt *q,
+		       uint8_t mode, uint32_t hdr, bool piece,
+		       unsigned int room, uint32_t src_pay)
+{
+	CHECK_EQ(q->l2_off, sp->l2_off);
+	CHECK_EQ(q->l3_off, sp->l3_off);
+	CHECK_EQ(q->l4_off, sp->l4_off);
+	CHECK_EQ(q->inner_l2_off, sp->inner_l2_off);
+	CHECK_EQ(q->inner_l3_off, sp->inner_l3_off);
+	CHECK_EQ(q->inner_l4_off, sp->inner_l4_off);
+	CHECK_EQ(q->payload_off, sp->payload_off);
+	CHECK_EQ(q->port, 77);
+	CHECK_EQ(q->hash, 0xABCD);
+	CHECK_EQ(q->rx_ns, 123456789);
+	CHECK_EQ(q->hdr_len, hdr);
+	CHECK_EQ(q->source, VOFF_PKT_SRC_POOL);
+	CHECK(q->next == NULL);
+	CHECK(q->pool != NULL);
+	if (mode == VOFF_GSO_CSUM_PARTIAL) {
+		CHECK_EQ(q->csum, VOFF_CSUM_PARTIAL);
+		CHECK_EQ(q->csum_start, sp->l4_off);
+	} else {
+		CHECK_EQ(q->csum, VOFF_CSUM_NONE);
+		CHECK_EQ(q->csum_start, 0);
+		CHECK_EQ(q->csum_offset, 0);
+	}
+	if (piece) {
+		CHECK_EQ(q->gso_type, sp->gso_type);
+		CHECK_EQ(q->gso_size, sp->gso_size);
+		CHECK_EQ(q->gso_segs, (q->len - hdr + sp->gso_size - 1) /
+					      sp->gso_size);
+	} else {
+		CHECK_EQ(q->gso_type, 0);
+		CHECK_EQ(q->gso_size, 0);
+		CHECK_EQ(q->gso_segs, 0);
+	}
+	CHECK_GE(q->data_off, VOFF_PKT_HEADROOM);
+	CHECK_LE(q->data_off + q->len, VOFF_PKT_HEADROOM + room);
+	if (q->len + 63 <= room)
+		CHECK_EQ(((uintptr_t)voff_pkt_data(q) + hdr) & 63,
+			 ((uintptr_t)voff_pkt_data(sp) + src_pay) & 63);
+}
+
+static void dirty_pool(struct voff_pool *pool, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		CHECK_OK(voff_pkt_alloc(pool, &out[i]));
+		memset(&out[i]->l2_off, 0x5A,
+		       (size_t)((uint8_t *)&out[i]->pool -
+				(uint8_t *)&out[i]->l2_off));
+		out[i]->source = VOFF_PKT_SRC_POOL;
+		CHECK(voff_pkt_put(out[i], 100) != NULL);
+	}
+	voff_pool_put_bulk(pool, out, n);
+}
+
+static void t_meta(void)
+{
+	static const unsigned int rooms[] = { 1600, 1514 + 30, 4096 };
+
+	for (int k = 0; k < 24; k++) {
+		struct spec s = { .mss = 1448, .pay = 7 * 1448 + 100,
+				  .tcp_opt = 12, .flags = TF_ACK,
+				  .v6 = k & 1, .udp = (k >> 1) & 1,
+				  .n_vlan = (uint8_t)((k >> 2) & 1) };
+		uint8_t mode = (k >> 3) & 1 ? VOFF_GSO_CSUM_PARTIAL
+					    : VOFF_GSO_CSUM_FULL;
+		struct voff_gso_opts o = { .csum_mode = mode };
+		unsigned int room = rooms[k % 3];
+		struct voff_pool *pool = mkpool(16, room);
+		struct voff_pkt sp;
+		struct built sb;
+		uint32_t hdr;
+		int n;
+
+		CHECK(twin_build(&s, sbuf, BUF, -1, 0, 0, s.pay, &sb));
+		twin_pkt(&s, &sp, sbuf, BUF, &sb);
+		hdr = (uint32_t)sb.len - s.pay;
+		sp.l4_off = (uint16_t)tf_off(&sb.b, sb.l4);
+		sp.payload_off = (uint16_t)hdr;
+		sp.port = 77;
+		sp.hash = 0xABCD;
+		sp.rx_ns = 123456789;
+		dirty_pool(pool, 16);
+		n = voff_gso_segment(&sp, &o, pool, out, CAP);
+		CHECK_EQ(n, 8);
+		for (int i = 0; i < n; i++)
+			check_meta(&sp, out[i], mode, hdr, false, room,
+				   hdr + (uint32_t)i * s.mss);
+		voff_pool_put_bulk(pool, out, (unsigned int)n);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+		/* Resegmentation: pieces of 3 segments. */
+		room = k & 1 ? 3 * 1448 + hdr : 8192;
+		pool = mkpool(4, room);
+		dirty_pool(pool, 4);
+		n = voff_gso_resegment(&sp, 3 * 1448 + hdr + 1, 100, pool,
+				       out, CAP);
+		CHECK_EQ(n, 3);
+		for (int i = 0; i < n; i++)
+			check_meta(&sp, out[i], VOFF_GSO_CSUM_PARTIAL, hdr,
+				   true, room, hdr + (uint32_t)i * 3 * 1448);
+		voff_pool_put_bulk(pool, out, (unsigned int)n);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+	}
+}
+
 CHECK_MAIN(CHECK_TEST(t_ovs_tso), CHECK_TEST(t_model_cwr_psh_fin),
 	   CHECK_TEST(t_wg_virtio_read), CHECK_TEST(t_ts_capacity),
 	   CHECK_TEST(t_batch), CHECK_TEST(t_errors), CHECK_TEST(t_big_mss),
 	   CHECK_TEST(t_ufo_errors), CHECK_TEST(t_tcp_variants),
 	   CHECK_TEST(t_uso_ufo), CHECK_TEST(t_tunnels),
 	   CHECK_TEST(t_zero_csum),
-	   CHECK_TEST(t_random), CHECK_TEST(t_resegment))
+	   CHECK_TEST(t_random), CHECK_TEST(t_resegment), CHECK_TEST(t_meta))

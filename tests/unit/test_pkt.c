@@ -303,6 +303,191 @@ static void t_batch(void)
 	voff_pool_free(pool);
 }
 
+/* A packet as voff_pkt_alloc() hands it out. */
+static void check_fresh(const struct voff_pkt *p)
+{
+	CHECK_EQ(p->data_off, VOFF_PKT_HEADROOM);
+	CHECK_EQ(p->len, 0);
+	CHECK_EQ(p->l2_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->l3_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->l4_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->inner_l2_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->inner_l3_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->inner_l4_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->payload_off, VOFF_OFF_NONE);
+	CHECK_EQ(p->csum, VOFF_CSUM_NONE);
+	CHECK_EQ(p->csum_start, 0);
+	CHECK_EQ(p->csum_offset, 0);
+	CHECK_EQ(p->gso_type, 0);
+	CHECK_EQ(p->gso_size, 0);
+	CHECK_EQ(p->gso_segs, 0);
+	CHECK_EQ(p->hdr_len, 0);
+	CHECK_EQ(p->port, 0);
+	CHECK_EQ(p->hash, 0);
+	CHECK_EQ(p->rx_ns, 0);
+	CHECK_EQ(p->source, VOFF_PKT_SRC_POOL);
+	CHECK(p->next == NULL);
+}
+
+/* Leave traces in every field a fresh packet must have cleared. */
+static void dirty(struct voff_pkt *p)
+{
+	CHECK(voff_pkt_put(p, 40) != NULL);
+	CHECK(voff_pkt_push(p, 3) != NULL);
+	p->l2_off = 0;
+	p->l3_off = 14;
+	p->l4_off = 34;
+	p->inner_l2_off = p->inner_l3_off = p->inner_l4_off = 1;
+	p->payload_off = 2;
+	p->csum = VOFF_CSUM_PARTIAL;
+	p->csum_start = 34;
+	p->csum_offset = 16;
+	p->gso_type = VOFF_GSO_TCPV4;
+	p->gso_size = 100;
+	p->gso_segs = 3;
+	p->hdr_len = 66;
+	p->port = 7;
+	p->hash = 9;
+	p->rx_ns = 11;
+}
+
+static void t_pool_get_put_bulk(void)
+{
+	struct voff_pool *pool, *other;
+	struct voff_pkt *p[4], *q[4], *more[8], *x;
+
+	CHECK_OK(voff_pool_new(&pool, 6, 256));
+	CHECK_OK(voff_pool_new(&other, 2, 256));
+	CHECK_OK(voff_pool_get_bulk(pool, p, 0));
+	CHECK_OK(voff_pool_get_bulk(pool, p, 4));
+	CHECK_EQ(voff_pool_in_use(pool), 4);
+	for (int i = 0; i < 4; i++) {
+		check_fresh(p[i]);
+		dirty(p[i]);
+	}
+	/* All or nothing: 3 wanted, 2 free. */
+	more[0] = more[1] = more[2] = NULL;
+	CHECK_EQ(voff_pool_get_bulk(pool, more, 3), -ENOBUFS);
+	CHECK(more[0] == NULL && more[1] == NULL && more[2] == NULL);
+	CHECK_EQ(voff_pool_in_use(pool), 4);
+	/* Mixed array: NULLs, another pool's packet, an external one. */
+	{
+		uint8_t buf[64];
+		struct voff_pkt ext;
+		struct voff_pkt *mix[7];
+
+		CHECK_OK(voff_pkt_init_ext(&ext, buf, sizeof(buf), 0, 10));
+		CHECK_OK(voff_pkt_alloc(other, &x));
+		mix[0] = p[2];
+		mix[1] = NULL;
+		mix[2] = x;
+		mix[3] = p[0];
+		mix[4] = &ext;
+		mix[5] = p[3];
+		mix[6] = NULL;
+		voff_pool_put_bulk(pool, mix, 7);
+		CHECK_EQ(voff_pool_in_use(pool), 1);
+		CHECK_EQ(voff_pool_in_use(other), 0);
+		CHECK_EQ(ext.len, 0);
+		CHECK(ext.buf == buf);
+	}
+	/* They come back in array order, cleared. */
+	CHECK_OK(voff_pool_get_bulk(pool, q, 3));
+	CHECK(q[0] == p[2] && q[1] == p[0] && q[2] == p[3]);
+	for (int i = 0; i < 3; i++)
+		check_fresh(q[i]);
+	voff_pool_put_bulk(pool, q, 3);
+	voff_pool_put_bulk(pool, &p[1], 1);
+	voff_pool_put_bulk(NULL, NULL, 0);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	CHECK_OK(voff_pool_get_bulk(pool, more, 6));
+	CHECK_EQ(voff_pool_get_bulk(pool, more + 6, 1), -ENOBUFS);
+	voff_pool_put_bulk(pool, more, 6);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(other);
+	voff_pool_free(pool);
+}
+
+#define TWIN_COUNT 40
+
+/*
+ * Bulk get/put against the single calls on a twin pool: the same random
+ * sequence of operations must hand out the same buffers (by index) in the
+ * same order, fail at the same points, and leave the same in_use counts.
+ * Bulk put of @pkts is n frees in reverse order; bulk get of n is n allocs.
+ */
+static void t_pool_bulk_vs_single(void)
+{
+	struct voff_pool *a, *b;
+	struct voff_pkt *ha[TWIN_COUNT], *hb[TWIN_COUNT];
+	unsigned int nh = 0;
+	uint8_t *base_a, *base_b;
+
+	CHECK_OK(voff_pool_new(&a, TWIN_COUNT, 128));
+	CHECK_OK(voff_pool_new(&b, TWIN_COUNT, 128));
+	/* A fresh pool hands out its first buffer first. */
+	CHECK_OK(voff_pkt_alloc(a, &ha[0]));
+	CHECK_OK(voff_pkt_alloc(b, &hb[0]));
+	base_a = ha[0]->buf;
+	base_b = hb[0]->buf;
+	voff_pkt_free(ha[0]);
+	voff_pkt_free(hb[0]);
+	for (int it = 0; it < 3000; it++) {
+		unsigned int k = (unsigned int)(check_rand() % 24);
+
+		if (check_rand() & 1) {
+			struct voff_pkt *ga[24];
+			int rc = voff_pool_get_bulk(a, ga, k);
+
+			if (k > TWIN_COUNT - nh) {
+				CHECK_EQ(rc, -ENOBUFS);
+				continue;
+			}
+			CHECK_OK(rc);
+			for (unsigned int i = 0; i < k; i++) {
+				CHECK_OK(voff_pkt_alloc(b, &hb[nh]));
+				ha[nh] = ga[i];
+				check_fresh(ha[nh]);
+				CHECK_EQ(ha[nh]->buf - base_a,
+					 hb[nh]->buf - base_b);
+				dirty(ha[nh]);
+				dirty(hb[nh]);
+				nh++;
+			}
+		} else {
+			struct voff_pkt *pa[48], *pb[24];
+			unsigned int m = 0, np = 0;
+
+			if (k > nh)
+				k = nh;
+			/* Take k random held packets, with NULLs between. */
+			for (unsigned int i = 0; i < k; i++) {
+				unsigned int j = (unsigned int)(check_rand() %
+								nh);
+
+				if ((check_rand() & 7) == 0)
+					pa[np++] = NULL;
+				pa[np++] = ha[j];
+				pb[m++] = hb[j];
+				nh--;
+				ha[j] = ha[nh];
+				hb[j] = hb[nh];
+			}
+			voff_pool_put_bulk(a, pa, np);
+			while (m)
+				voff_pkt_free(pb[--m]);
+		}
+		CHECK_EQ(voff_pool_in_use(a), nh);
+		CHECK_EQ(voff_pool_in_use(b), nh);
+	}
+	voff_pool_put_bulk(a, ha, nh);
+	voff_pkt_free_bulk(hb, nh);
+	CHECK_EQ(voff_pool_in_use(a), 0);
+	CHECK_EQ(voff_pool_in_use(b), 0);
+	voff_pool_free(a);
+	voff_pool_free(b);
+}
+
 static void t_sg_basic(void)
 {
 	struct iovec iov[3];
@@ -383,5 +568,7 @@ CHECK_MAIN(CHECK_TEST(t_pool_args), CHECK_TEST(t_pool_exhaust),
 	   CHECK_TEST(t_alloc_state), CHECK_TEST(t_push_pull),
 	   CHECK_TEST(t_push_offset_overflow),
 	   CHECK_TEST(t_put_trim_tailroom), CHECK_TEST(t_set_data_clone),
-	   CHECK_TEST(t_external), CHECK_TEST(t_batch), CHECK_TEST(t_sg_basic),
+	   CHECK_TEST(t_external), CHECK_TEST(t_batch),
+	   CHECK_TEST(t_pool_get_put_bulk), CHECK_TEST(t_pool_bulk_vs_single),
+	   CHECK_TEST(t_sg_basic),
 	   CHECK_TEST(t_sg_pkt_and_csum), CHECK_TEST(t_strerror))

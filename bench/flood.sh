@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# flood.sh - throughput kept by good traffic while malformed frames flood
+# another port of `voff switch` (the figures of docs/reliability.md)
+#
+# usage: bench/flood.sh [--runs N] [--secs S] [--perf FILE]
+#
+# Same topology as tests/integ/flood.sh: iperf3 TCP va -> vb through the
+# switch; tests/integ/flood_helper.c writes the 20 malformed classes in
+# turn at full speed into h0 (a packet port).  Runs alternate unloaded and
+# flooded, N of each (default 5, S seconds each, default 5), and the
+# medians and their ratio are printed, with the flood's rate and where its
+# frames ended (refused by the kernel, dropped by the switch by reason,
+# lost in the packet socket's queue).  --perf records the switch during
+# one flooded run (perf record -g) and prints its top symbols.
+# The machine is shared: read the ratio, not the absolute rates.
+set -u
+runs=5 secs=5 perf_out=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) runs=$2; shift 2 ;;
+	--secs) secs=$2; shift 2 ;;
+	--perf) perf_out=$2; shift 2 ;;
+	*) echo "usage: $0 [--runs N] [--secs S] [--perf FILE]" >&2; exit 2 ;;
+	esac
+done
+root=$(cd "$(dirname "$0")/.." && pwd)
+VOFF=${VOFF:-$root/build/release/voff}
+export VOFF
+tag=fb
+# shellcheck source=tests/integ/lib_ns.sh
+. "$root/tests/integ/lib_ns.sh"
+ns_require iperf3 python3 cc
+cc -std=c11 -D_GNU_SOURCE -O2 -o "$LIB_TMP/flood_helper" \
+	"$root/tests/integ/flood_helper.c" || exit 1
+
+A=$(ns_add a) B=$(ns_add b) D=$(ns_add d) F=$(ns_add f)
+sw_start --port "tap:va@$A" --port "tap:vb@$B" --port "tap:vd@$D"
+addr_tap "$A" va 10.85.0.1/24
+addr_tap "$B" vb 10.85.0.2/24
+addr_tap "$D" vd 10.85.0.4/24
+nsping "$D" 10.85.0.1 >/dev/null
+macd=$(ip -n "$D" -br link show vd | awk '{ print $3 }')
+mkfifo "$LIB_TMP/h.in" "$LIB_TMP/h.out"
+ip netns exec "$F" "$LIB_TMP/flood_helper" h0 "$macd" 02:00:00:00:0f:01 \
+	<"$LIB_TMP/h.in" >"$LIB_TMP/h.out" &
+lib_pids+=($!)
+exec 7>"$LIB_TMP/h.in" 8<"$LIB_TMP/h.out"
+read -r _ <&8
+vctl ports add "packet:h0@$F" >/dev/null || exit 1
+
+h0_counts() {	# switch rx, switch rx drops, kernel rx of h0
+	vctl -j stats h0 | python3 -c '
+import json, sys; s = json.load(sys.stdin)[0]
+print(s["rx_packets"], s["rx_dropped"])' | tr '\n' ' '
+	ip -n "$F" -s -j link show h0 | python3 -c '
+import json, sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
+}
+
+iperf_run "$A" "$B" 10.85.0.2 2 "$LIB_TMP/warm.json"
+read -r r0 d0 k0 < <(h0_counts)
+wr=0 rj=0
+: >"$LIB_TMP/base" && : >"$LIB_TMP/flood"
+for i in $(seq "$runs"); do
+	iperf_run "$A" "$B" 10.85.0.2 "$secs" "$LIB_TMP/r.json"
+	iperf_bps "$LIB_TMP/r.json" >>"$LIB_TMP/base"
+	echo "time $((secs + 1))" >&7
+	sleep 0.5
+	if [ -n "$perf_out" ] && [ "$i" -eq 1 ]; then
+		perf record -g -o "$perf_out" -p "$swpid" -- sleep "$secs" \
+			>/dev/null 2>&1 &
+		lib_pids+=($!)
+	fi
+	iperf_run "$A" "$B" 10.85.0.2 "$secs" "$LIB_TMP/r.json"
+	iperf_bps "$LIB_TMP/r.json" >>"$LIB_TMP/flood"
+	while read -r l <&8; do
+		[ "$l" = end ] && break
+		read -r _ _ w _ r _ <<<"$l"
+		wr=$((wr + w)) rj=$((rj + r))
+	done
+done
+read -r r1 d1 k1 < <(h0_counts)
+sw_alive || { echo "FAIL - the switch died"; exit 1; }
+python3 - "$LIB_TMP/base" "$LIB_TMP/flood" <<'PY'
+import statistics, sys
+b = [int(x) / 1e6 for x in open(sys.argv[1])]
+f = [int(x) / 1e6 for x in open(sys.argv[2])]
+mb, mf = statistics.median(b), statistics.median(f)
+print("unloaded Mbit/s: " + " ".join("%.0f" % x for x in b))
+print("flooded  Mbit/s: " + " ".join("%.0f" % x for x in f))
+print("median unloaded %.0f, flooded %.0f: %.0f%% kept" %
+      (mb, mf, 100 * mf / mb if mb else 0))
+PY
+flood_s=$((runs * (secs + 1)))
+echo "flood: $((wr + rj)) frames in ${flood_s} s ($(((wr + rj) / flood_s))/s):" \
+	"$rj refused by the kernel, $wr written;" \
+	"switch dropped $((d1 - d0)) by reason, accepted $((r1 - r0))," \
+	"socket queue overflow $((k1 - k0 - (r1 - r0) - (d1 - d0)))"
+vctl stats h0 | grep rx_drop_
+if [ -n "$perf_out" ]; then
+	wait "${lib_pids[-1]}" 2>/dev/null
+	perf report -i "$perf_out" --no-children --stdio 2>/dev/null |
+		grep -E '^ +[0-9]' | head -25
+fi

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# fault_tap.sh - TAP faults under load: while iperf3 runs va -> vb through
+# `voff switch`, a third port's TAP device is deleted under the switch, a
+# fourth port's whole namespace is deleted, and ports are added and removed
+# by `voff ctl` twenty times over
+#
+#   ns A  va 10.81.0.1  <-TAP->             <-TAP->  vb 10.81.0.2  ns B
+#                               voff switch
+#   ns C  vc (deleted)  <-TAP->             <-TAP->  vd  ns D (deleted)
+#                                       +  vx (added/removed) in ns C
+#
+# Checks: iperf3 completes with a sane rate, the switch stays alive and
+# marks the dead ports failed (not polled, still removable), `ports del`
+# releases them, the switch holds the same descriptors as before and its
+# RSS grew by less than 8 MiB.  Needs root, iperf3, python3; skips (77).
+set -u
+tag=ft
+# shellcheck source=tests/integ/lib_ns.sh
+. "$(dirname "$0")/lib_ns.sh"
+ns_require iperf3 python3
+
+A=$(ns_add a) B=$(ns_add b) C=$(ns_add c) D=$(ns_add d)
+sw_start --port "tap:va@$A" --port "tap:vb@$B"
+# What the switch holds without the ports that will die (a TAP port may
+# hold more than one descriptor: its device, an io_uring).
+fd_two=$(sw_fds)
+if ! vctl ports add "tap:vc@$C" >/dev/null ||
+   ! vctl ports add "tap:vd@$D" >/dev/null; then
+	bad "ports add"
+	exit 1
+fi
+addr_tap "$A" va 10.81.0.1/24
+addr_tap "$B" vb 10.81.0.2/24
+addr_tap "$C" vc 10.81.0.3/24
+addr_tap "$D" vd 10.81.0.4/24
+
+# Warm up (pool buffers touched, MACs learned), then the baseline.
+iperf_run "$A" "$B" 10.81.0.2 1 "$LIB_TMP/warm.json" >/dev/null
+fd0=$(sw_fds) rss0=$(sw_rss_kb)
+echo "# baseline: $fd0 descriptors, VmRSS $rss0 KiB"
+
+iperf_run "$A" "$B" 10.81.0.2 8 "$LIB_TMP/load.json" &
+ipid=$!
+sleep 1.5
+# Traffic to the ports that are about to die: broadcasts flood to them.
+nsbcast "$C" 10.81.0.255
+ip -n "$C" link del vc
+sleep 0.5
+nsping "$D" 10.81.0.1 &
+sleep 0.2
+ip netns del "$D"
+sleep 0.5
+# Ports come and go while the flow runs.
+churn=0
+for i in $(seq 20); do
+	vctl ports add "tap:vx$i@$C" >/dev/null && churn=$((churn + 1))
+	vctl ports del "vx$i" >/dev/null || churn=$((churn - 100))
+done
+if [ "$churn" -eq 20 ]; then ok "20 ports added and removed under load"
+else bad "port churn ($churn)"; fi
+vctl ports >"$LIB_TMP/ports.txt"
+if grep -q "vc .*FAILED" "$LIB_TMP/ports.txt"; then
+	ok "the deleted TAP is marked failed"
+else
+	bad "vc not failed: $(grep vc "$LIB_TMP/ports.txt")"
+fi
+if wait "$ipid"; then ok "iperf3 completed through the faults"
+else bad "iperf3 failed: $(tail -3 "$LIB_TMP/load.json")"; fi
+bps=$(iperf_bps "$LIB_TMP/load.json")
+echo "# throughput under faults: $((bps / 1000000)) Mbit/s"
+if [ "$bps" -gt 50000000 ]; then ok "throughput kept (> 50 Mbit/s)"
+else bad "throughput $bps bit/s"; fi
+if sw_alive; then ok "switch alive"; else bad "switch exited"; exit 1; fi
+
+# The failed ports are still removable; their descriptors go with them.
+if vctl ports del vc && vctl ports del vd; then ok "failed ports removed"
+else bad "ports del of failed ports"; fi
+if iperf_run "$A" "$B" 10.81.0.2 1 "$LIB_TMP/after.json"; then
+	ok "traffic after the faults"
+else
+	bad "traffic after the faults"
+fi
+fd1=$(sw_fds) rss1=$(sw_rss_kb)
+echo "# after: $fd1 descriptors, VmRSS $rss1 KiB"
+# vc and vd are gone: back to what the switch held with va and vb only.
+if [ "$fd1" -eq "$fd_two" ]; then ok "no descriptor leaked"
+else bad "descriptors $fd0 -> $fd1 (want $fd_two, as with va and vb only)"; fi
+if [ "$rss1" -lt $((rss0 + 8192)) ]; then ok "RSS bounded (+$((rss1 - rss0)) KiB)"
+else bad "RSS grew $rss0 -> $rss1 KiB"; fi
+vctl -j stats >"$LIB_TMP/stats.json"
+if sw_stop; then ok "switch stopped cleanly"; else bad "switch exit status"; fi
+[ "$fails" -eq 0 ]

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# lib_ns.sh - shell helpers the fault, flood and soak tests source: their
+# own namespaces (removed at exit), a `voff switch` under test, iperf3 runs,
+# counters from `voff ctl -j stats`, and the switch's descriptors and RSS
+#
+# Not a test itself: it ends in .sh only to sit with the tests, and exits
+# 77 (skip) when run directly.  A sourcing script sets `tag` (a short word
+# naming its namespaces) first, then calls ns_require and ns_add.
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	echo "skip: a library, sourced by the fault/flood/soak tests"
+	exit 77
+fi
+
+voff=${VOFF:-voff}
+tag=${tag:-t}
+LIB_TMP=$(mktemp -d "/tmp/voff-$tag-$$.XXXX")
+ctl=$LIB_TMP/voff.ctl
+swpid=
+lib_pids=()
+fails=0
+
+ok() { echo "ok - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+vctl() { "$voff" ctl --ctl "$ctl" "$@"; }
+
+lib_cleanup() {
+	local p
+	for p in "${lib_pids[@]}"; do kill "$p" 2>/dev/null; done
+	if [ -n "$swpid" ]; then
+		kill "$swpid" 2>/dev/null
+		wait "$swpid" 2>/dev/null
+	fi
+	# ns_add runs in $(...): its namespaces are found by name, not kept
+	# in a variable.
+	for p in $(ip netns list | awk '{ print $1 }' |
+		   grep -E "^voff-$tag-[a-z0-9]+-$$\$"); do
+		ip netns del "$p" 2>/dev/null
+	done
+	rm -rf "$LIB_TMP"
+}
+trap lib_cleanup EXIT
+
+# ns_require TOOL... - skip (77) unless root, with every tool and a netns
+ns_require() {
+	local t
+	[ "$(id -u)" -eq 0 ] || { echo "skip: not root"; exit 77; }
+	[ -x "$voff" ] || command -v "$voff" >/dev/null ||
+		{ echo "skip: no voff"; exit 77; }
+	for t in ip "$@"; do
+		command -v "$t" >/dev/null || { echo "skip: $t missing"; exit 77; }
+	done
+	ip netns add "voff-$tag-$$-probe" 2>/dev/null ||
+		{ echo "skip: cannot create a netns"; exit 77; }
+	ip netns del "voff-$tag-$$-probe"
+}
+
+# ns_add SUFFIX - create namespace voff-$tag-SUFFIX-$$ (lo up); prints it
+ns_add() {
+	local n="voff-$tag-$1-$$"
+	ip netns add "$n" || return 1
+	ip -n "$n" link set lo up
+	echo "$n"
+}
+
+# sw_start ARGS... - run `voff switch ARGS --ctl $ctl`, wait for the socket
+sw_start() {
+	"$voff" switch --ctl "$ctl" "$@" 2>"$LIB_TMP/switch.err" &
+	swpid=$!
+	for _ in $(seq 100); do [ -S "$ctl" ] && return 0; sleep 0.05; done
+	echo "FAIL - switch did not start: $(cat "$LIB_TMP/switch.err")"
+	exit 1
+}
+
+sw_alive() { [ -n "$swpid" ] && kill -0 "$swpid" 2>/dev/null; }
+sw_fds() { find "/proc/$swpid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+sw_rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$swpid/status"; }
+
+# sw_stop - SIGTERM and wait; returns the switch's exit status
+sw_stop() {
+	local rc
+	kill "$swpid" 2>/dev/null
+	wait "$swpid"
+	rc=$?
+	swpid=
+	return $rc
+}
+
+# addr_tap NS DEV ADDR4 ADDR6 - addresses on a switch TAP (already up)
+addr_tap() {
+	ip -n "$1" addr add "$3" dev "$2"
+	[ -n "${4:-}" ] && ip -n "$1" addr add "$4" dev "$2" nodad
+	return 0
+}
+
+# stat_of PORT KEY - one counter from `voff ctl -j stats`
+stat_of() {
+	vctl -j stats "$1" |
+		python3 -c "import json,sys; print(json.load(sys.stdin)[0].get('$2', 0))"
+}
+
+# iperf_run CLIENT_NS SERVER_NS ADDR SECONDS OUT [ARGS...] - one iperf3
+# run (JSON in OUT) with its own one-shot server on port ${IPERF_PORT:-5201}
+iperf_run() {
+	local cns=$1 sns=$2 addr=$3 secs=$4 out=$5 port=${IPERF_PORT:-5201}
+	local spid rc=1
+	shift 5
+	ip netns exec "$sns" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+	spid=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.2
+		ip netns exec "$cns" iperf3 -c "$addr" -p "$port" -t "$secs" \
+			-J "$@" >"$out" 2>&1 && { rc=0; break; }
+		grep -q "refused" "$out" || break
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	return $rc
+}
+
+# iperf_bps JSONFILE - received bits per second of an iperf3 -J run (0 if
+# it failed)
+iperf_bps() {
+	python3 - "$1" <<'PY'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    e = j["end"]
+    s = e.get("sum_received") or e.get("sum")
+    print(0 if "error" in j else int(s["bits_per_second"]))
+except Exception:
+    print(0)
+PY
+}
+
+# nsping NS ADDR [COUNT] - ICMP echo from NS (raw socket; no ping needed):
+# 0 when a reply came back within a second of one of COUNT tries
+nsping() {
+	ip netns exec "$1" python3 - "$2" "${3:-3}" <<'PY'
+import os, socket, struct, sys, time
+addr, count = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+s.settimeout(1.0)
+def csum(b):
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    t = (t >> 16) + (t & 0xFFFF); t += t >> 16
+    return ~t & 0xFFFF
+ident = os.getpid() & 0xFFFF
+for seq in range(count):
+    h = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + b"voff" * 8
+    h = h[:2] + struct.pack("!H", csum(h)) + h[4:]
+    s.sendto(h, (addr, 0))
+    end = time.time() + 1.0
+    while time.time() < end:
+        try:
+            d, _ = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        ihl = (d[0] & 15) * 4
+        if d[ihl] == 0 and struct.unpack("!H", d[ihl + 4:ihl + 6])[0] == ident:
+            sys.exit(0)
+sys.exit(1)
+PY
+}
+
+# nsbcast NS BCAST - a few UDP broadcasts from NS (flooded to every port)
+nsbcast() {
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+for _ in range(5):
+    s.sendto(b"voff", (sys.argv[1], 9))' "$2"
+}
