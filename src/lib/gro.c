@@ -1270,6 +1270,89 @@ static inline struct gro_flow *fast_find(struct voff_gro *g,
 	return NULL;
 }
 
+/*
+ * Whether @d's L2 header has @L's shape: for Ethernet, VLAN TPIDs up to
+ * @L->l3_off - 2 and there the ethertype of @L's IP version (parse_l2()'s
+ * reading); for raw IP nothing (the version is checked with the header).
+ */
+static inline bool l2_shape_is(const struct gro_layout *L, const uint8_t *d)
+{
+	unsigned int off;
+
+	if (!L->l3_off)
+		return true;
+	for (off = 12; off + 2 < L->l3_off; off += 4) {
+		uint16_t t = gro_get16(d + off);
+
+		if (t != 0x8100 && t != 0x88A8)
+			return false;
+	}
+	return gro_get16(d + off) == (L->ver == 4 ? 0x0800 : 0x86DD);
+}
+
+/*
+ * A frame of a new flow, found by no flow of layout @lay's bucket @h: take
+ * it as a head without parsing when its header has the layout (which the
+ * full path's parse would find: the same offsets, the key words the hash
+ * was made of) and the full path would hold it: IPv4 without options,
+ * fragment bits or padding and with a valid header checksum, or IPv6
+ * without extension headers and padding; TCP data offset of the layout,
+ * payload, no flag that ends a train, no CWR (its head takes no
+ * template), and no flow of the same key (one whose template did not
+ * match, or without a template).  Checksum trusted and no GSO input:
+ * fast_find() checked.  False: nothing changed, the full path decides.
+ */
+static bool fast_hold(struct voff_gro *g, struct voff_pkt *pkt,
+		      const uint8_t *d, int lay, uint32_t h, uint64_t now_ns)
+{
+	const struct gro_layout *L = &g->lay[lay];
+	const uint8_t *ip = d + L->l3_off, *th = d + L->l4_off;
+	uint32_t avail = pkt->len - L->l3_off;
+	uint64_t key[GRO_KEY_WORDS];
+	unsigned int kl;
+	struct gro_seg s;
+	uint32_t i;
+
+	if (pkt->len > 0xFFFF + 64 || pkt->len <= L->hdr_len ||
+	    (th[13] & (GRO_TCP_CWR | GRO_TCP_URG | GRO_TCP_PSH |
+		       GRO_TCP_RST | GRO_TCP_SYN | GRO_TCP_FIN)) ||
+	    (unsigned int)(th[12] >> 4) * 4 !=
+		    (unsigned int)(L->hdr_len - L->l4_off) ||
+	    !csum_trusted(pkt) || pkt->gso_type || !l2_shape_is(L, d))
+		return false;
+	if (L->ver == 4) {
+		if (ip[0] != 0x45 || ip[9] != 6 || gro_get16(ip + 2) != avail ||
+		    (gro_get16(ip + 6) & 0xBFFF) || !ipv4_hdr_ok(ip))
+			return false;
+	} else if (ip[0] >> 4 != 6 || ip[6] != 6 ||
+		   L->l4_off - L->l3_off != 40 ||
+		   40u + gro_get16(ip + 4) != avail) {
+		return false;
+	}
+	kl = make_key(key, ip, L->ver, 6, L->l3_off, th);
+	for (i = g->buckets[h & g->bucket_mask]; i != GRO_NIL;
+	     i = g->flows[i].hnext) {
+		const struct gro_flow *f = &g->flows[i];
+
+		if (f->hash == h && f->key_len == kl &&
+		    keys_eq(f->key, key, kl))
+			return false;
+	}
+	s.data = (uint8_t *)d;
+	s.l3_off = L->l3_off;
+	s.l4_off = L->l4_off;
+	s.pay_off = L->hdr_len;
+	s.l3_len = avail;
+	s.pay_len = pkt->len - L->hdr_len;
+	s.ver = L->ver;
+	s.l4 = GRO_TCP;
+	s.tcp_flags = th[13];
+	s.seq = gro_get32(th + 4);
+	g->st.in++;
+	hold(g, pkt, &s, key, kl, h, now_ns, pkt->csum != VOFF_CSUM_PARTIAL);
+	return true;
+}
+
 void voff__gro_set_fast(struct voff_gro *gro, bool on)
 {
 	gro->no_fast = !on;
@@ -1353,6 +1436,8 @@ static inline int receive_one(struct voff_gro *gro, struct voff_pkt *pkt,
 
 		if (f && fast_merge(gro, f, L, pkt, d, now_ns))
 			return VOFF_GRO_MERGED;
+		if (!f && lay >= 0 && fast_hold(gro, pkt, d, lay, h, now_ns))
+			return VOFF_GRO_HELD;
 	}
 	return full_receive(gro, pkt, now_ns, h, lay);
 }

@@ -140,6 +140,24 @@ struct in {
 static struct in ins[SEQ_MAX];
 static struct run A, B, C;	/* full path; fast per frame; fast, bursts */
 
+/* Rewrite the checksum of the IPv4 header at @ip (as long as it says). */
+static void ip4_fix_csum(uint8_t *ip, unsigned int room)
+{
+	unsigned int n = (unsigned int)(ip[0] & 15) * 4;
+	uint32_t sum = 0;
+
+	if (n < 20 || n > room)
+		n = 20;
+	ip[10] = 0;
+	ip[11] = 0;
+	for (unsigned int i = 0; i < n; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+}
+
 static void make_input(struct in *in, struct gen_flow *g)
 {
 	struct sp s = gen_seg(g);
@@ -156,6 +174,28 @@ static void make_input(struct in *in, struct gen_flow *g)
 	if (chance(4))
 		in->d[rnd(len < 100 ? (unsigned int)len : 100)] ^=
 			(uint8_t)(1 << rnd(8));
+	/*
+	 * A byte that decides the layout or whether a new flow's frame may
+	 * be held (ethertype or TPID, IP version and header length,
+	 * protocol or next header, fragment bits, TCP data offset and
+	 * flags): what the fast hold checks instead of parsing.
+	 */
+	if (chance(4)) {
+		unsigned int l3 = s.raw ? 0 : 14 + (s.vlan ? 4 : 0);
+		unsigned int l4 = l3 + (s.v6 ? 40u + s.ext_len : 20u + s.ipopt);
+		unsigned int at[] = { l3 ? l3 - 2 : 0, l3 ? l3 - 1 : 0,
+				      s.raw || !s.vlan ? l3 : 12, l3,
+				      l3 + 6, l3 + (s.v6 ? 6 : 9), l3 + 7,
+				      l4 + 12, l4 + 13 };
+		unsigned int o = at[rnd(sizeof(at) / sizeof(at[0]))];
+
+		if (o < len)
+			in->d[o] ^= (uint8_t)(1 << rnd(8));
+		/* Mostly with a valid IPv4 header checksum again, or the
+		 * checksum alone would reject the frame. */
+		if (!s.v6 && chance(75))
+			ip4_fix_csum(in->d + l3, (unsigned int)len - l3);
+	}
 	in->csum = r < 85 ? VOFF_CSUM_VALID :
 		   r < 92 ? VOFF_CSUM_PARTIAL : VOFF_CSUM_NONE;
 	in->gso_type = 0;
