@@ -578,7 +578,6 @@ static void ingress(struct voff_switch *sw, unsigned int id,
 {
 	struct sw_port *p = &sw->p[id];
 	unsigned int k = 0;
-	int r;
 
 	if (!p->gro) {
 		for (k = 0; k < rx->n; k++)
@@ -586,7 +585,7 @@ static void ingress(struct voff_switch *sw, unsigned int id,
 		return;
 	}
 	while (k < rx->n) {
-		r = voff_gro_receive_burst(p->gro, rx->pkts + k, rx->n - k,
+		int r = voff_gro_receive_burst(p->gro, rx->pkts + k, rx->n - k,
 					   now);
 		if (r < 0) {
 			/* Not reached: the batch holds no NULL packet. */
