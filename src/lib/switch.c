@@ -585,8 +585,9 @@ static void ingress(struct voff_switch *sw, unsigned int id,
 		return;
 	}
 	while (k < rx->n) {
-		int r = voff_gro_receive_burst(p->gro, rx->pkts + k, rx->n - k,
-					   now);
+		int r = voff_gro_receive_burst(p->gro, rx->pkts + k,
+					       rx->n - k, now);
+
 		if (r < 0) {
 			/* Not reached: the batch holds no NULL packet. */
 			while (k < rx->n)
