@@ -54,9 +54,12 @@
  * one list of packets in both modes; in sg mode a super-packet is a run of
  * gso_segs packets in it.
  *
- * Merge decisions read the flow entry only (its copies of the head's L2,
- * IP and TCP fields), never the head's frame, which is cold when many
- * flows are held; the head's bytes are written once, when it is flushed.
+ * Merge decisions read the flow entry only (its template of the head's
+ * headers, or for a flow without one its copies of the head's L2, IP and
+ * TCP fields), never the head's frame, which is cold when many flows are
+ * held; the head's bytes are written once, when it is flushed.  A new
+ * flow's frame whose header has a known layout is held without the parse
+ * (fast_hold()).
  */
 #include <errno.h>
 #include <limits.h>
