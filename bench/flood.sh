@@ -14,6 +14,8 @@
 # frames ended (refused by the kernel, dropped by the switch by reason,
 # lost in the packet socket's queue).  --perf records the switch during
 # one flooded run (perf record -g) and prints its top symbols.
+# FLOOD_NICE=N runs the flood's sender at nice N (default 0), to tell the
+# CPU the flooder itself takes on a small machine from the switch's cost.
 # The machine is shared: read the ratio, not the absolute rates.
 set -u
 runs=5 secs=5 perf_out=
@@ -43,7 +45,7 @@ addr_tap "$D" vd 10.85.0.4/24
 nsping "$D" 10.85.0.1 >/dev/null
 macd=$(ip -n "$D" -br link show vd | awk '{ print $3 }')
 mkfifo "$LIB_TMP/h.in" "$LIB_TMP/h.out"
-ip netns exec "$F" "$LIB_TMP/flood_helper" h0 "$macd" 02:00:00:00:0f:01 \
+ip netns exec "$F" nice -n "${FLOOD_NICE:-0}" "$LIB_TMP/flood_helper" h0 "$macd" 02:00:00:00:0f:01 \
 	<"$LIB_TMP/h.in" >"$LIB_TMP/h.out" &
 lib_pids+=($!)
 exec 7>"$LIB_TMP/h.in" 8<"$LIB_TMP/h.out"
