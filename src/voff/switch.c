@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,6 +232,7 @@ static void conn_read(struct voff_switch *sw,
 		}
 		if (n == 0)
 			break;
+		c->deadline_ms = mono_ms() + CTL_IDLE_MS;
 		c->len += (size_t)n;
 		if (memchr(c->req + c->len - (size_t)n, '\n', (size_t)n))
 			break;
@@ -256,6 +256,7 @@ static void conn_write(struct ctl_conn *c)
 			return;
 		if (n <= 0)
 			break;
+		c->deadline_ms = mono_ms() + CTL_IDLE_MS;
 		c->off += (size_t)n;
 	}
 	conn_close(c);
