@@ -23,7 +23,7 @@
 # of its frames), which no switch can avoid.
 # The machine is shared: read the ratio, not the absolute rates.
 set -u
-runs=5 secs=5 perf_out= control=
+runs=5 secs=5 perf_out='' control=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
@@ -67,6 +67,18 @@ print(s["rx_packets"], s["rx_dropped"])' | tr '\n' ' '
 import json, sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
 }
 
+# flood_result - wait for the helper's "end" line; fw, fr: frames it
+# wrote, and that the kernel refused, in that flood
+flood_result() {
+	local l w r
+	fw=0 fr=0
+	while read -r l <&8; do
+		[ "$l" = end ] && break
+		read -r _ _ w _ r _ <<<"$l"
+		fw=$((fw + w)) fr=$((fr + r))
+	done
+}
+
 iperf_run "$A" "$B" 10.85.0.2 2 "$LIB_TMP/warm.json"
 read -r r0 d0 k0 < <(h0_counts)
 wr=0 rj=0 cwr=0 crj=0
@@ -84,11 +96,8 @@ for i in $(seq "$runs"); do
 	fi
 	iperf_run "$A" "$B" 10.85.0.2 "$secs" "$LIB_TMP/r.json"
 	iperf_bps "$LIB_TMP/r.json" >>"$LIB_TMP/flood"
-	while read -r l <&8; do
-		[ "$l" = end ] && break
-		read -r _ _ w _ r _ <<<"$l"
-		wr=$((wr + w)) rj=$((rj + r))
-	done
+	flood_result
+	wr=$((wr + fw)) rj=$((rj + fr))
 	[ -n "$control" ] || continue
 	# The control run: h0 detached, so the switch never sees the flood.
 	read -r r1 d1 k1 < <(h0_counts)
@@ -98,11 +107,8 @@ for i in $(seq "$runs"); do
 	sleep 0.5
 	iperf_run "$A" "$B" 10.85.0.2 "$secs" "$LIB_TMP/r.json"
 	iperf_bps "$LIB_TMP/r.json" >>"$LIB_TMP/ctrl"
-	while read -r l <&8; do
-		[ "$l" = end ] && break
-		read -r _ _ w _ r _ <<<"$l"
-		cwr=$((cwr + w)) crj=$((crj + r))
-	done
+	flood_result
+	cwr=$((cwr + fw)) crj=$((crj + fr))
 	vctl ports add "packet:h0@$F" >/dev/null || exit 1
 	read -r r0 d0 k0 < <(h0_counts)
 done

@@ -31,33 +31,11 @@ else
 	echo "note: threaded NAPI not available, plain NAPI only"
 fi
 
-cat > "$LIB_TMP/x.py" <<'PY'
-import hashlib, os, socket, sys, time
-mode, addr, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if mode == 'server':
-    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind((addr, 5204)); s.listen(1); s.settimeout(20)
-    c, _ = s.accept(); h = hashlib.sha256(); n = 0
-    while n < size:
-        d = c.recv(1 << 20)
-        if not d: break
-        h.update(d); n += len(d)
-    c.sendall(h.hexdigest().encode()); c.close()
-else:
-    data = os.urandom(size)
-    for _ in range(50):  # the server may still be starting
-        try:
-            s = socket.create_connection((addr, 5204), timeout=20)
-            break
-        except ConnectionRefusedError:
-            time.sleep(0.1)
-    s.sendall(data); s.shutdown(socket.SHUT_WR)
-    sys.exit(0 if s.recv(100).decode() == hashlib.sha256(data).hexdigest() else 1)
-PY
-ip netns exec "$B" python3 "$LIB_TMP/x.py" server 10.67.0.2 8000000 &
+ip netns exec "$B" python3 "$(dirname "$0")/peer.py" server tcp 10.67.0.2 8000000 5204 &
 srv=$!
 sleep 0.4
-if ip netns exec "$A" python3 "$LIB_TMP/x.py" client 10.67.0.2 8000000; then
+if ip netns exec "$A" python3 "$(dirname "$0")/peer.py" client tcp 10.67.0.2 \
+	8000000 5204; then
 	ok "TCP into a NAPI TAP, bytes identical"
 else
 	bad "TCP into a NAPI TAP"

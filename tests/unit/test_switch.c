@@ -410,32 +410,49 @@ static void t_lower_limit(void)
 	rig_close(&r);
 }
 
+/*
+ * @n MSS-sized segments of one TCP flow from host 0 to host 1, with
+ * incrementing IP IDs (fixed ones would need TSO_MANGLEID), into @pkts;
+ * their payloads concatenated into @payload when not NULL.
+ * Return: the length of one frame.
+ */
+static size_t gro_train(struct rig *r, struct voff_pkt **pkts, int n,
+			uint8_t *payload)
+{
+	static uint8_t buf[2048];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 1448,
+				1 + 1448u * (unsigned int)i, false, false);
+		buf[14 + 4] = 0;
+		buf[14 + 5] = (uint8_t)i;
+		buf[14 + 10] = buf[14 + 11] = 0;
+		fix_ip_csum(buf + 14);
+		pkts[i] = mk(r, buf, len);
+		if (payload)
+			memcpy(payload + 1448 * (size_t)i, buf + len - 1448,
+			       1448);
+	}
+	return len;
+}
+
 static void t_gro_ingress(void)
 {
-	static uint8_t buf[2048], got[70000], want[70000];
+	static uint8_t got[70000], want[70000];
 	struct voff_pkt *pkts[20];
 	struct voff_switch_stats st;
 	struct voff_batch b;
 	uint64_t m;
 	struct rig r;
-	size_t len, wn = 0;
+	size_t wn;
 
 	rig_open(&r, NULL, 0);
 	learn(&r);
 	CHECK_OK(voff_feat_lookup("gro", &m));
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, m));
-	for (int i = 0; i < 20; i++) {
-		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 1448,
-				1 + 1448u * (unsigned int)i, false, false);
-		/* Incrementing IDs (fixed ones would need TSO_MANGLEID). */
-		buf[14 + 4] = 0;
-		buf[14 + 5] = (uint8_t)i;
-		buf[14 + 10] = buf[14 + 11] = 0;
-		fix_ip_csum(buf + 14);
-		pkts[i] = mk(&r, buf, len);
-		memcpy(want + wn, buf + len - 1448, 1448);
-		wn += 1448;
-	}
+	gro_train(&r, pkts, 20, want);
+	wn = 20 * 1448;
 	send_pkts(&r, 0, pkts, 20);
 	run(&r);
 	CHECK_EQ(recv_all(&r, 1, &b), 1);
@@ -461,7 +478,6 @@ static void t_gro_ingress(void)
  */
 static void t_gro_deadline(void)
 {
-	static uint8_t buf[2048];
 	const uint64_t tmo = 2500000;	/* 2.5 ms */
 	struct voff_pkt *pkts[3];
 	struct voff_batch b;
@@ -478,15 +494,7 @@ static void t_gro_deadline(void)
 	CHECK_OK(voff_feat_lookup("gro", &m));
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, m));
 	CHECK_OK(voff_switch_set_gro_timeout(r.sw, r.id[0], tmo));
-	for (int i = 0; i < 3; i++) {
-		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 1448,
-				1 + 1448u * (unsigned int)i, false, false);
-		buf[14 + 4] = 0;
-		buf[14 + 5] = (uint8_t)i;
-		buf[14 + 10] = buf[14 + 11] = 0;
-		fix_ip_csum(buf + 14);
-		pkts[i] = mk(&r, buf, len);
-	}
+	len = gro_train(&r, pkts, 3, NULL);
 	send_pkts(&r, 0, pkts, 3);
 	/* One step takes them in; the next finds the memory ports idle. */
 	CHECK_EQ(voff_switch_poll(r.sw, 0), 3);
