@@ -51,7 +51,8 @@
  * fragments always carry a complete checksum.
  *
  * Output forms: flat copies into packets of a pool (voff_gso_segment(),
- * voff_gso_segment_batch()), or zero-copy descriptors
+ * voff_gso_segment_batch()), the same frames packed back to back in one
+ * caller buffer (voff_gso_segment_packed()), or zero-copy descriptors
  * (voff_gso_segment_sg()): per segment a header slot in caller storage plus
  * an iovec range pointing into the super-packet, ready for writev() or
  * sendmmsg().  The caller sizes the output (voff_gso_count() says how);
@@ -203,6 +204,68 @@ int voff_gso_segment_sg(const struct voff_pkt *pkt,
 			const struct voff_gso_opts *opts, uint8_t *slots,
 			size_t slot_size, struct voff_sg *segs,
 			unsigned int cap, struct voff_gso_info *info);
+
+/* Block size voff_gso_segment_packed() aligns payloads in (bytes). */
+#define VOFF_GSO_PACK_ALIGN 64
+/*
+ * Area that always fits voff_gso_segment_packed()'s output, from the
+ * voff_gso_info of voff_gso_count(): every frame may need up to
+ * VOFF_GSO_PACK_ALIGN - 1 bytes of gap before it.
+ */
+#define VOFF_GSO_PACKED_SIZE(info)                                        \
+	((size_t)(info)->segs *                                           \
+	 ((size_t)(info)->max_len + VOFF_GSO_PACK_ALIGN - 1))
+
+/**
+ * struct voff_gso_frame - one segment of the packed form
+ * @off:	where the frame starts, from the start of the area
+ * @len:	frame length (headers and payload)
+ * @hdr_len:	header bytes in front of the payload (for UFO the first
+ *		fragment's includes the UDP header, the others' do not)
+ */
+struct voff_gso_frame {
+	uint32_t off;
+	uint32_t len;
+	uint16_t hdr_len;
+};
+
+/**
+ * voff_gso_segment_packed() - segment into frames packed in one buffer
+ * @pkt:	the super-packet (borrowed, not modified)
+ * @opts:	options, or NULL
+ * @area:	caller storage receiving the frames back to back, in wire
+ *		order; any alignment
+ * @area_size:	bytes available at @area; VOFF_GSO_PACKED_SIZE() of
+ *		voff_gso_count()'s info always suffices
+ * @frames:	array receiving one entry per frame
+ * @cap:	entries available in @frames
+ * @info:	optional (may be NULL): receives the counts and the checksum
+ *		state, csum_start and csum_offset every frame shares (frame
+ *		offsets, as in the flat form's metadata)
+ *
+ * The frames are those voff_gso_segment() gives, byte for byte, in both
+ * checksum modes and for every gso_type it takes; only where they are
+ * written differs.  Frame i starts at the lowest offset, at or past the
+ * end of frame i - 1 (0 for the first), at which its payload lands at the
+ * same offset in a VOFF_GSO_PACK_ALIGN-byte block (a cache line) as the
+ * super-packet's bytes it is copied from, so that the copy's stores are as
+ * aligned as its loads; frame starts therefore have no fixed alignment.
+ * The gaps (0 to VOFF_GSO_PACK_ALIGN - 1 bytes) are left unwritten.  The
+ * layout depends only on the plan, the address of @area and that of the
+ * super-packet's data.  The whole output is one run of memory walked in address
+ * order, cheaper to write than buffers scattered over a pool, and ready to
+ * be described by iovecs (sendmmsg(), io_uring) or copied into a ring.
+ *
+ * Return: number of frames (>= 1); -ENOSPC when @cap is too small or the
+ * frames do not fit @area_size; -EINVAL for a NULL @pkt, @area or
+ * @frames; VOFF_E_GSO_* for unsupported or malformed input.  On error
+ * nothing is written to @area, @frames or @info.
+ * Ownership: borrows @pkt; the frames are plain bytes in @area.
+ */
+int voff_gso_segment_packed(const struct voff_pkt *pkt,
+			    const struct voff_gso_opts *opts, uint8_t *area,
+			    size_t area_size, struct voff_gso_frame *frames,
+			    unsigned int cap, struct voff_gso_info *info);
 
 /**
  * voff_gso_resegment() - split a super-packet to fit an egress's limits

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gso.c - software GSO: entry points, validation of the super-packet, the
- * segment loop and the two output forms (flat pool packets, descriptors)
+ * segment loop and the output forms (flat pool packets, packed frames in
+ * one buffer, descriptors)
  *
  * DOC: Theory of Operation
  *
@@ -17,9 +18,11 @@
  * payload bytes [i * unit, (i + 1) * unit) after them; the fixes run inside
  * out: the L4 header and its checksum, the inner IP header, the tunnel
  * header, the outer IP header.  In full-checksum mode the flat form sums
- * the payload while copying it (voff_csum_copy()); the descriptor form sums
- * it in place.  Resegmentation is the same loop with a unit of k * gso_size
- * and partial checksums, emitting smaller super-packets.
+ * the payload while copying it (voff_csum_copy()); the packed form runs the
+ * same per-output code at addresses laid out in one caller buffer; the
+ * descriptor form sums it in place.  Resegmentation is the same loop with
+ * a unit of k * gso_size and partial checksums, emitting smaller
+ * super-packets.
  */
 #include <errno.h>
 #include <string.h>
@@ -546,19 +549,20 @@ static inline void place(struct voff_pkt *q, const uint8_t *src, uint32_t hdr,
 	q->len = len;
 }
 
-static inline void cut_one_flat(const struct gso_plan *p,
-				const struct gso_mid *m, struct voff_pkt *q,
-				uint32_t i, uint32_t room)
+/*
+ * Write output @i's headers and payload at @d and fix them: the body both
+ * copying forms (flat, packed) share.  Return: the output's length.
+ */
+static inline uint32_t cut_one_at(const struct gso_plan *p,
+				  const struct gso_mid *m, uint8_t *d,
+				  uint32_t i)
 {
 	bool mid = mid_has(p, m, i);
 	struct gso_seg s;
 	const uint8_t *src;
-	uint8_t *d;
 
 	seg_range(p, i, &s);
 	src = p->data + p->hdr_len + s.off;
-	place(q, src, p->hdr_len, p->hdr_len + s.plen, room);
-	d = voff_pkt_data(q);
 	s.hdr = d;
 	s.paysum = 0;
 	copy_hdr(d, mid ? m->hdr : p->data, p->hdr_len);
@@ -570,18 +574,37 @@ static inline void cut_one_flat(const struct gso_plan *p,
 		mid_fix(p, m, d, i, s.off, s.paysum);
 	else
 		fix_segment(p, &s);
+	return p->hdr_len + s.plen;
 }
 
-static void cut_ufo_flat(const struct gso_plan *p, struct voff_pkt *q,
-			 uint32_t i, uint16_t udp_check)
+static inline void cut_one_flat(const struct gso_plan *p,
+				const struct gso_mid *m, struct voff_pkt *q,
+				uint32_t i, uint32_t room)
 {
-	uint8_t *d = voff_pkt_data(q);
+	struct gso_seg s;
+
+	seg_range(p, i, &s);
+	place(q, p->data + p->hdr_len + s.off, p->hdr_len,
+	      p->hdr_len + s.plen, room);
+	cut_one_at(p, m, voff_pkt_data(q), i);
+}
+
+/* UFO fragment @i at @d.  Return: its length. */
+static uint32_t cut_ufo_at(const struct gso_plan *p, uint8_t *d, uint32_t i,
+			   uint16_t udp_check)
+{
 	uint32_t src_off, plen;
 	uint16_t h;
 
 	h = voff__gso_ufo_frag(p, i, d, udp_check, &src_off, &plen);
 	memcpy(d + h, p->data + src_off, plen);
-	q->len = h + plen;
+	return h + plen;
+}
+
+static void cut_ufo_flat(const struct gso_plan *p, struct voff_pkt *q,
+			 uint32_t i, uint16_t udp_check)
+{
+	q->len = cut_ufo_at(p, voff_pkt_data(q), i, udp_check);
 }
 
 static int cut_flat(const struct gso_plan *p, const struct voff_pkt *src,
@@ -662,6 +685,85 @@ int voff_gso_segment_batch(const struct voff_pkt *pkt,
 	if (n > 0)
 		b->n += (unsigned int)n;
 	return n;
+}
+
+/* ---- packed output ------------------------------------------------------ */
+
+/*
+ * Lay the frames out in @fr: lengths from the plan, offsets by the rule of
+ * voff_gso_segment_packed().  Frame i's payload is the source's bytes from
+ * data + i * unit + (what lies in front of a frame's payload in the source
+ * minus in the frame), a constant @lead for all but the headers.  With
+ * @fr NULL only the size is checked (so that a failure writes nothing).
+ * Return: bytes the frames span, or 0 when they pass @size.
+ */
+static size_t pack_layout(const struct gso_plan *p, const uint8_t *area,
+			  size_t size, struct voff_gso_frame *fr)
+{
+	uint32_t base = p->hdr_len, lead;
+	size_t end = 0;
+
+	if (p->l4->ufo)
+		base = voff__gso_ufo_hdr_len(p, 1);
+	lead = p->len - p->pay_len - base;
+	for (uint32_t i = 0; i < p->nseg; i++) {
+		uint32_t off = i * p->unit;
+		uint32_t plen = p->pay_len - off < p->unit ? p->pay_len - off
+							   : p->unit;
+		uintptr_t want = (uintptr_t)p->data + off + lead;
+		size_t gap = (size_t)(want - ((uintptr_t)area + end)) &
+			     (VOFF_GSO_PACK_ALIGN - 1);
+
+		if (gap + base + plen > size - end)
+			return 0;
+		end += gap;
+		if (fr) {
+			fr[i].off = (uint32_t)end;
+			fr[i].len = base + plen;
+			fr[i].hdr_len = (uint16_t)(p->l4->ufo ?
+					voff__gso_ufo_hdr_len(p, i) : base);
+		}
+		end += base + plen;
+	}
+	return end;
+}
+
+int voff_gso_segment_packed(const struct voff_pkt *pkt,
+			    const struct voff_gso_opts *opts, uint8_t *area,
+			    size_t area_size, struct voff_gso_frame *frames,
+			    unsigned int cap, struct voff_gso_info *info)
+{
+	struct voff_gso_info in;
+	struct gso_plan p;
+	struct gso_mid m;
+	int err;
+
+	if (!area || !frames)
+		return -EINVAL;
+	err = plan_init(&p, pkt, opts);
+	if (err)
+		return err;
+	plan_info(&p, &in);
+	if (in.segs > cap)
+		return -ENOSPC;
+	if (area_size > 0xFFFFFFFFu)
+		area_size = 0xFFFFFFFFu;	/* offsets are 32-bit */
+	if (!pack_layout(&p, area, area_size, NULL))
+		return -ENOSPC;
+	pack_layout(&p, area, area_size, frames);
+	if (p.l4->ufo) {
+		uint16_t udp_check = voff__gso_ufo_udp_csum(&p);
+
+		for (uint32_t i = 0; i < in.segs; i++)
+			cut_ufo_at(&p, area + frames[i].off, i, udp_check);
+	} else {
+		mid_init(&p, &m);
+		for (uint32_t i = 0; i < in.segs; i++)
+			cut_one_at(&p, &m, area + frames[i].off, i);
+	}
+	if (info)
+		*info = in;
+	return (int)in.segs;
 }
 
 /* ---- descriptor output -------------------------------------------------- */

@@ -4,7 +4,7 @@
  * "tso", wireguard-go/Tailscale split and capacity cases, the kernel case
  * of MODEL.md 4.8), error codes, all-or-nothing output, and randomized
  * super-packets against the naive twin of gso_twin.h in both checksum modes
- * and both output forms.
+ * and all three output forms (flat, packed, descriptors).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -128,6 +128,95 @@ static void verify_seg(const struct spec *s, const struct voff_pkt *q,
 	}
 }
 
+/* ---- packed form -------------------------------------------------------- */
+
+#define GUARD 0xA5
+#define PACK_AREA (CAP * (VOFF_GSO_MAX_HDR + 64) + BUF + 4096)
+
+static uint8_t pack_buf[PACK_AREA];
+static struct voff_gso_frame frames[CAP + 1];
+
+static bool all_guard(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != GUARD)
+			return false;
+	return true;
+}
+
+/*
+ * voff_gso_segment_packed() of @sp against the flat outputs @flat (@nseg
+ * of them, from the same call options): same bytes and header lengths;
+ * frames in order, each payload at its source's offset in a cache line,
+ * gaps under 64 bytes and left unwritten; the size it reports is exact
+ * (one byte less, or one frame entry less, fails and writes nothing).
+ * @src_pay: frame offset of the super-packet's payload (0: UFO, where the
+ * alignment is checked through the frame contents instead).
+ */
+static void check_packed(const struct voff_pkt *sp,
+			 const struct voff_gso_opts *o,
+			 struct voff_pkt *const *flat, uint32_t nseg,
+			 uint32_t mss, uint32_t src_pay)
+{
+	struct voff_gso_info ci, pi;
+	uint8_t *area = pack_buf + 64 + (check_rand() >> 58);
+	size_t bound, end, prev = 0;
+	int n;
+
+	CHECK_OK(voff_gso_count(sp, o, &ci));
+	bound = VOFF_GSO_PACKED_SIZE(&ci);
+	CHECK_LE(bound + 64 + 64 + 256, sizeof(pack_buf));
+	memset(pack_buf, GUARD, (size_t)(area - pack_buf) + bound + 256);
+	memset(frames, 0xEE, sizeof(frames[0]) * (nseg + 1));
+	memset(&pi, 0xEE, sizeof(pi));
+	n = voff_gso_segment_packed(sp, o, area, bound, frames, nseg, &pi);
+	CHECK_EQ(n, (int)nseg);
+	CHECK_MEM_EQ(&pi, &ci, sizeof(pi));
+	for (uint32_t i = 0; i < nseg; i++) {
+		const struct voff_gso_frame *f = &frames[i];
+
+		CHECK_EQ(f->len, flat[i]->len);
+		CHECK_EQ(f->hdr_len, flat[i]->hdr_len);
+		CHECK_MEM_EQ(area + f->off, voff_pkt_data(flat[i]), f->len);
+		CHECK_LE(prev, f->off);
+		CHECK_LE(f->off - prev, 63);
+		CHECK(all_guard(area + prev, f->off - prev));
+		if (src_pay)
+			CHECK_EQ(((uintptr_t)(area + f->off + f->hdr_len) -
+				  (uintptr_t)(voff_pkt_data(sp) + src_pay +
+					      i * mss)) & 63, 0);
+		prev = f->off + f->len;
+	}
+	end = prev;
+	CHECK_LE(end, bound);
+	CHECK(all_guard(pack_buf, (size_t)(area - pack_buf)));
+	CHECK(all_guard(area + end, bound + 256 - end));
+	CHECK_EQ(frames[nseg].off, 0xEEEEEEEEu);
+
+	/* Exactly @end bytes suffice; one less fails without a write. */
+	memset(pack_buf, GUARD, (size_t)(area - pack_buf) + bound + 256);
+	memset(frames, 0xEE, sizeof(frames[0]) * (nseg + 1));
+	CHECK_EQ(voff_gso_segment_packed(sp, o, area, end, frames, nseg, NULL),
+		 (int)nseg);
+	CHECK_EQ(frames[nseg - 1].off + frames[nseg - 1].len, end);
+	for (uint32_t i = 0; i < nseg; i++)
+		CHECK_MEM_EQ(area + frames[i].off, voff_pkt_data(flat[i]),
+			     frames[i].len);
+	CHECK(all_guard(area + end, 256));
+	memset(pack_buf, GUARD, (size_t)(area - pack_buf) + bound + 256);
+	memset(frames, 0xEE, sizeof(frames[0]) * (nseg + 1));
+	memset(&pi, 0xEE, sizeof(pi));
+	CHECK_EQ(voff_gso_segment_packed(sp, o, area, end - 1, frames, nseg,
+					 &pi), -ENOSPC);
+	CHECK_EQ(voff_gso_segment_packed(sp, o, area, end, frames, nseg - 1,
+					 &pi), -ENOSPC);
+	CHECK(all_guard(pack_buf, (size_t)(area - pack_buf) + bound + 256));
+	for (size_t i = 0; i < sizeof(frames[0]) * (nseg + 1); i++)
+		CHECK_EQ(((uint8_t *)frames)[i], 0xEE);
+	for (size_t i = 0; i < sizeof(pi); i++)
+		CHECK_EQ(((uint8_t *)&pi)[i], 0xEE);
+}
+
 /* Segment @s both ways in @mode and compare everything with the twin. */
 static void run_spec(const struct spec *s, uint8_t mode)
 {
@@ -169,6 +258,10 @@ static void run_spec(const struct spec *s, uint8_t mode)
 		}
 	}
 	CHECK_EQ(voff_pool_in_use(pool), nseg);
+
+	/* Packed: the flat copies' bytes, back to back in one area. */
+	check_packed(&sp, &o, out, nseg, s->mss,
+		     s->ufo ? 0 : (uint32_t)(sb.len - s->pay));
 
 	/* Descriptors: gathered bytes equal the flat copies. */
 	for (uint32_t i = 0; i < nseg; i++)
@@ -431,6 +524,45 @@ static void t_batch(void)
 	voff_batch_free(&b);
 	CHECK_EQ(voff_pool_in_use(pool), 0);
 	voff_pool_free(pool);
+}
+
+/* The bench's 64 KiB TCP4 case packed, and the argument errors. */
+static void t_packed(void)
+{
+	struct spec s = { .mss = 1448, .pay = 45 * 1448, .flags = TF_ACK,
+			  .tcp_opt = 12, .df = true };
+	struct voff_gso_info info;
+	struct voff_pkt sp;
+	struct built sb;
+	uint8_t *area = pack_buf + 64 - ((uintptr_t)pack_buf & 63);
+
+	CHECK(twin_build(&s, sbuf, BUF, -1, 0, 0, s.pay, &sb));
+	twin_pkt(&s, &sp, sbuf, BUF, &sb);
+	CHECK_OK(voff_gso_count(&sp, NULL, &info));
+	CHECK_EQ(VOFF_GSO_PACKED_SIZE(&info), 45 * (1514 + 63));
+	CHECK_EQ(voff_gso_segment_packed(&sp, NULL, area,
+					 sizeof(pack_buf) - 128, frames, CAP,
+					 NULL), 45);
+	for (int i = 0; i < 45; i++) {
+		CHECK_EQ(frames[i].len, 1514);
+		CHECK_EQ(frames[i].hdr_len, 66);
+		/* Payload i at its source's line offset, no more than 63 on. */
+		if (i)
+			CHECK_LE(frames[i].off - frames[i - 1].off - 1514, 63);
+		CHECK_EQ(((uintptr_t)area + frames[i].off + 66 -
+			  (uintptr_t)sbuf - 66 - (uintptr_t)i * 1448) & 63, 0);
+	}
+	CHECK_EQ(voff_gso_segment_packed(NULL, NULL, area, 100000, frames,
+					 CAP, NULL), -EINVAL);
+	CHECK_EQ(voff_gso_segment_packed(&sp, NULL, NULL, 100000, frames,
+					 CAP, NULL), -EINVAL);
+	CHECK_EQ(voff_gso_segment_packed(&sp, NULL, area, 100000, NULL, CAP,
+					 NULL), -EINVAL);
+	CHECK_EQ(voff_gso_segment_packed(&sp, NULL, area, 0, frames, CAP,
+					 NULL), -ENOSPC);
+	sp.gso_type = VOFF_GSO_TCPV4 | VOFF_GSO_IPXIP4;
+	CHECK_EQ(voff_gso_segment_packed(&sp, NULL, area, 100000, frames,
+					 CAP, NULL), VOFF_E_GSO_TYPE);
 }
 
 /* ---- errors ------------------------------------------------------------- */
@@ -981,7 +1113,8 @@ static void t_meta(void)
 
 CHECK_MAIN(CHECK_TEST(t_ovs_tso), CHECK_TEST(t_model_cwr_psh_fin),
 	   CHECK_TEST(t_wg_virtio_read), CHECK_TEST(t_ts_capacity),
-	   CHECK_TEST(t_batch), CHECK_TEST(t_errors), CHECK_TEST(t_big_mss),
+	   CHECK_TEST(t_batch), CHECK_TEST(t_packed), CHECK_TEST(t_errors),
+	   CHECK_TEST(t_big_mss),
 	   CHECK_TEST(t_ufo_errors), CHECK_TEST(t_tcp_variants),
 	   CHECK_TEST(t_uso_ufo), CHECK_TEST(t_tunnels),
 	   CHECK_TEST(t_zero_csum),
