@@ -16,9 +16,11 @@
  * Properties checked on every input that segments: the count and sizes
  * match voff_gso_count(); the descriptor form, gathered, equals the flat
  * form; header slots are an exact-size heap block (ASan catches any write
- * past a slot); the input frame is never modified; resegmenting and then
+ * past a slot); the packed form equals the flat form, fits the size it
+ * promises and writes nothing when one byte short; the input frame is never modified; resegmenting and then
  * segmenting the pieces gives the same bytes as segmenting at once.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,6 +110,44 @@ static void check_reseg(const struct voff_pkt *pkt, uint8_t sel, int n)
 	voff_pkt_free_bulk(pieces, (unsigned int)np);
 }
 
+/*
+ * The packed form: the flat form's bytes in a heap block of the documented
+ * size; again at the same line offset as far into the block as the frames
+ * allow, so that ASan catches a write past the reported end; one byte less
+ * fails and writes nothing (guard bytes).
+ */
+static void check_packed(const struct voff_pkt *pkt,
+			 const struct voff_gso_opts *o,
+			 const struct voff_gso_info *info, int n)
+{
+	static struct voff_gso_frame fr[MAX_SEGS];
+	size_t bound = VOFF_GSO_PACKED_SIZE(info), end, at;
+	uint8_t *blk = malloc(bound);
+
+	die_if(!blk);
+	die_if(voff_gso_segment_packed(pkt, o, blk, bound, fr,
+				       (unsigned int)n, NULL) != n);
+	end = fr[n - 1].off + (size_t)fr[n - 1].len;
+	die_if(end > bound);
+	at = (bound - end) & ~(size_t)63;
+	memset(blk, 0x5A, bound);
+	die_if(voff_gso_segment_packed(pkt, o, blk + at, end - 1, fr,
+				       (unsigned int)n, NULL) != -ENOSPC);
+	for (size_t k = 0; k < bound; k++)
+		die_if(blk[k] != 0x5A);
+	die_if(voff_gso_segment_packed(pkt, o, blk + at, end, fr,
+				       (unsigned int)n, NULL) != n);
+	die_if(fr[n - 1].off + (size_t)fr[n - 1].len != end);
+	for (int i = 0; i < n; i++) {
+		die_if(fr[i].len != flat[i]->len);
+		die_if(fr[i].hdr_len != flat[i]->hdr_len);
+		die_if(i && fr[i].off < fr[i - 1].off + fr[i - 1].len);
+		die_if(memcmp(blk + at + fr[i].off, voff_pkt_data(flat[i]),
+			      fr[i].len) != 0);
+	}
+	free(blk);
+}
+
 static void run(struct voff_pkt *pkt, const struct voff_gso_opts *o,
 		uint8_t sel)
 {
@@ -139,6 +179,7 @@ static void run(struct voff_pkt *pkt, const struct voff_gso_opts *o,
 		die_if(memcmp(gather, voff_pkt_data(flat[i]), g) != 0);
 	}
 	free(slots);
+	check_packed(pkt, o, &info, n);
 	if (o->csum_mode == VOFF_GSO_CSUM_FULL)
 		check_reseg(pkt, sel, n);
 	voff_pkt_free_bulk(flat, (unsigned int)n);
