@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_gso.c - software GSO: voff (full checksums, partial checksums,
- * zero-copy descriptors) against a naive copy-then-checksum segmenter and,
+ * frames packed in one buffer, zero-copy descriptors) against a naive copy-then-checksum segmenter and,
  * when built with VOFF_HAVE_DPDK, DPDK's rte_gso_segment() in the same
  * process, so ratios come from one run on one machine.
  *
@@ -15,9 +15,10 @@
  * all cases) of ns per super-packet,
  * segments per second and payload Gbit/s; --json prints one object per
  * case with "name" and "ns_per_op".  DPDK cases are named dpdk_*.
- * Two diagnostic cases show where the flat full-checksum time goes:
+ * Diagnostic cases show where the full-checksum time goes:
  * floor_tcp4_copy (the 45 fused payload copies alone, into the same pool
- * buffers) and plan_tcp4 (voff_gso_count(): validation and plan only).
+ * buffers), floor_tcp4_packed (the same at the packed form's places in one
+ * area) and plan_tcp4 (voff_gso_count(): validation and plan only).
  * --case NAME times that case alone (for perf record).
  */
 #include <errno.h>
@@ -182,6 +183,30 @@ static void case_partial(void)
 	voff_flat(VOFF_GSO_CSUM_PARTIAL);
 }
 
+/* The packed form: the same frames back to back in one area. */
+static uint8_t pack_area[MAXSEG * 1600] __attribute__((aligned(64)));
+static struct voff_gso_frame pack_fr[MAXSEG];
+
+static void voff_packed(uint8_t mode)
+{
+	struct voff_gso_opts o = { .csum_mode = mode };
+
+	if (voff_gso_segment_packed(&cur->pkt, &o, pack_area,
+				    sizeof(pack_area), pack_fr, MAXSEG,
+				    NULL) != NSEG)
+		abort();
+}
+
+static void case_full_packed(void)
+{
+	voff_packed(VOFF_GSO_CSUM_FULL);
+}
+
+static void case_partial_packed(void)
+{
+	voff_packed(VOFF_GSO_CSUM_PARTIAL);
+}
+
 static void voff_desc(uint8_t mode)
 {
 	struct voff_gso_opts o = { .csum_mode = mode };
@@ -225,6 +250,24 @@ static void case_floor_copy(void)
 	}
 	floor_sink = sum;
 	voff_pool_put_bulk(pool, segs, NSEG);
+}
+
+/* The same copies at the places voff_gso_segment_packed() picks. */
+static void case_floor_packed(void)
+{
+	const uint8_t *src = voff_pkt_data(&cur->pkt) + cur->hdr;
+	uint32_t sum = 0;
+	size_t end = 0;
+
+	for (uint32_t i = 0; i < NSEG; i++) {
+		uint8_t *d = pack_area + end + cur->hdr;
+
+		d += ((uintptr_t)src - (uintptr_t)d) & 63;
+		sum += voff_csum_copy(d, src, cur->mss, 0);
+		end = (size_t)(d - pack_area) + cur->mss;
+		src += cur->mss;
+	}
+	floor_sink = sum;
 }
 
 static void case_plan(void)
@@ -518,10 +561,19 @@ static void self_check(struct super *s)
 			voff_strerror(n));
 		exit(1);
 	}
+	if (voff_gso_segment_packed(&s->pkt, NULL, pack_area,
+				    sizeof(pack_area), pack_fr, MAXSEG,
+				    NULL) != NSEG) {
+		fprintf(stderr, "%s: voff_gso_segment_packed failed\n",
+			s->tag);
+		exit(1);
+	}
 	for (uint32_t i = 0; i < NSEG; i++) {
 		naive_one(s, d, i);
 		if (segs[i]->len != s->hdr + s->mss ||
-		    memcmp(d, voff_pkt_data(segs[i]), segs[i]->len)) {
+		    memcmp(d, voff_pkt_data(segs[i]), segs[i]->len) ||
+		    pack_fr[i].len != segs[i]->len ||
+		    memcmp(d, pack_area + pack_fr[i].off, pack_fr[i].len)) {
 			fprintf(stderr, "%s: segment %u differs\n", s->tag, i);
 			exit(1);
 		}
@@ -576,10 +628,13 @@ int main(int argc, char **argv)
 
 	add_case("voff_tcp4_full", &tcp4, case_full);
 	add_case("voff_tcp4_partial", &tcp4, case_partial);
+	add_case("voff_tcp4_full_packed", &tcp4, case_full_packed);
+	add_case("voff_tcp4_partial_packed", &tcp4, case_partial_packed);
 	add_case("voff_tcp4_sg_partial", &tcp4, case_sg_partial);
 	add_case("voff_tcp4_sg_full", &tcp4, case_sg_full);
 	add_case("naive_tcp4_full", &tcp4, case_naive);
 	add_case("floor_tcp4_copy", &tcp4, case_floor_copy);
+	add_case("floor_tcp4_packed", &tcp4, case_floor_packed);
 	add_case("plan_tcp4", &tcp4, case_plan);
 #ifdef VOFF_HAVE_DPDK
 	if (use_dpdk) {
@@ -597,10 +652,12 @@ int main(int argc, char **argv)
 #endif
 	add_case("voff_tcp6_full", &tcp6, case_full);
 	add_case("voff_tcp6_partial", &tcp6, case_partial);
+	add_case("voff_tcp6_full_packed", &tcp6, case_full_packed);
 	add_case("voff_tcp6_sg_partial", &tcp6, case_sg_partial);
 	add_case("naive_tcp6_full", &tcp6, case_naive);
 	add_case("voff_uso4_full", &uso4, case_full);
 	add_case("voff_uso4_partial", &uso4, case_partial);
+	add_case("voff_uso4_full_packed", &uso4, case_full_packed);
 	add_case("voff_uso4_sg_partial", &uso4, case_sg_partial);
 	add_case("naive_uso4_full", &uso4, case_naive);
 	measure_all();
