@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_gso.c - software GSO: voff (full checksums, partial checksums,
- * frames packed in one buffer, zero-copy descriptors) against a naive copy-then-checksum segmenter and,
- * when built with VOFF_HAVE_DPDK, DPDK's rte_gso_segment() in the same
- * process, so ratios come from one run on one machine.
+ * frames packed in one buffer, zero-copy descriptors) against a naive
+ * copy-then-checksum segmenter and, when built with VOFF_HAVE_DPDK, DPDK's
+ * rte_gso_segment() in the same process, so ratios come from one run on
+ * one machine.
  *
  *	bench_gso [--json] [--ms N] [--runs N] [--cpu-time] [--no-dpdk]
  *		  [--case NAME]

@@ -17,8 +17,9 @@
  * match voff_gso_count(); the descriptor form, gathered, equals the flat
  * form; header slots are an exact-size heap block (ASan catches any write
  * past a slot); the packed form equals the flat form, fits the size it
- * promises and writes nothing when one byte short; the input frame is never modified; resegmenting and then
- * segmenting the pieces gives the same bytes as segmenting at once.
+ * promises and writes nothing when one byte short; the input frame is
+ * never modified; resegmenting and then segmenting the pieces gives the
+ * same bytes as segmenting at once.
  */
 #include <errno.h>
 #include <stdbool.h>

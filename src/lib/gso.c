@@ -736,6 +736,7 @@ int voff_gso_segment_packed(const struct voff_pkt *pkt,
 	struct voff_gso_info in;
 	struct gso_plan p;
 	struct gso_mid m;
+	size_t bound;
 	int err;
 
 	if (!area || !frames)
@@ -748,7 +749,9 @@ int voff_gso_segment_packed(const struct voff_pkt *pkt,
 		return -ENOSPC;
 	if (area_size > 0xFFFFFFFFu)
 		area_size = 0xFFFFFFFFu;	/* offsets are 32-bit */
-	if (!pack_layout(&p, area, area_size, NULL))
+	/* An area of the documented size needs no dry run of the layout. */
+	bound = (size_t)in.segs * (in.max_len + VOFF_GSO_PACK_ALIGN - 1);
+	if (area_size < bound && !pack_layout(&p, area, area_size, NULL))
 		return -ENOSPC;
 	pack_layout(&p, area, area_size, frames);
 	if (p.l4->ufo) {
