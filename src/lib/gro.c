@@ -115,7 +115,8 @@ struct voff_gro {
 	struct gro_flow *flows;
 	uint32_t *buckets;
 	uint32_t bucket_mask;
-	uint32_t free_idx;
+	uint32_t *free_stk;	/* free entry indices, the next one on top */
+	uint32_t free_top;
 	uint32_t oldest;
 	uint32_t newest;
 	uint32_t last;		/* flow of the latest lookup, a cache */
@@ -201,15 +202,19 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	g->buckets = malloc(nb * sizeof(*g->buckets));
 	if (!g->buckets)
 		goto err_buckets;
+	g->free_stk = malloc(g->cfg.max_flows * sizeof(*g->free_stk));
+	if (!g->free_stk)
+		goto err_free_stk;
 	err = voff_pool_new(&g->pool, g->cfg.pool_size, VOFF_PKT_SUPER_ROOM);
 	if (err)
 		goto err_pool;
 	g->bucket_mask = nb - 1;
 	for (uint32_t i = 0; i < nb; i++)
 		g->buckets[i] = GRO_NIL;
+	/* Entries are taken from the top: 0, 1, 2... at first. */
 	for (uint32_t i = 0; i < g->cfg.max_flows; i++)
-		g->flows[i].hnext = i + 1 < g->cfg.max_flows ? i + 1 : GRO_NIL;
-	g->free_idx = 0;
+		g->free_stk[i] = g->cfg.max_flows - 1 - i;
+	g->free_top = g->cfg.max_flows;
 	g->oldest = GRO_NIL;
 	g->newest = GRO_NIL;
 	g->last = GRO_NIL;
@@ -218,6 +223,8 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	return 0;
 
 err_pool:
+	free(g->free_stk);
+err_free_stk:
 	free(g->buckets);
 err_buckets:
 	free(g->flows);
@@ -237,6 +244,7 @@ void voff_gro_free(struct voff_gro *gro)
 	while ((p = pop_one(gro)))
 		voff_pkt_free(p);
 	voff_pool_free(gro->pool);
+	free(gro->free_stk);
 	free(gro->buckets);
 	free(gro->flows);
 	free(gro);
@@ -652,8 +660,7 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 	else
 		g->newest = f->older;
 	f->head = NULL;
-	f->hnext = g->free_idx;
-	g->free_idx = idx;
+	g->free_stk[g->free_top++] = idx;
 	g->nflows--;
 }
 
@@ -707,7 +714,8 @@ static void finish_super(struct voff_gro *g, const struct gro_flow *f,
 	g->st.out_merged++;
 }
 
-static void flush_flow(struct voff_gro *g, struct gro_flow *f)
+/* Write @f's head as an output and queue it; the entry stays as it is. */
+static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
 {
 	struct voff_pkt *hd = f->head;
 
@@ -725,8 +733,13 @@ static void flush_flow(struct voff_gro *g, struct gro_flow *f)
 		if (f->verified && hd->csum == VOFF_CSUM_NONE)
 			hd->csum = VOFF_CSUM_VALID;
 	}
-	unlink_flow(g, f);
 	enqueue(g, hd, g->cfg.sg ? f->tail : hd);
+}
+
+static void flush_flow(struct voff_gro *g, struct gro_flow *f)
+{
+	emit_flow(g, f);
+	unlink_flow(g, f);
 }
 
 /* Flush every held flow with the addresses and protocol of @key. */
@@ -755,9 +768,10 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 		flush_flow(g, &g->flows[g->oldest]);
 		g->st.evicted++;
 	}
-	idx = g->free_idx;
+	/* A stack of indices: taking an entry reads nothing of it (its
+	 * lines are only written here, the stores need not wait). */
+	idx = g->free_stk[--g->free_top];
 	f = &g->flows[idx];
-	g->free_idx = f->hnext;
 	g->nflows++;
 	f->hash = h;
 	f->hnext = g->buckets[h & g->bucket_mask];
@@ -1556,12 +1570,19 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 
 /* ---- flushing and output ------------------------------------------------ */
 
+/*
+ * Every flow leaves, oldest first.  The entries are not unlinked one by
+ * one (that writes their neighbours in the hash chains and the age list,
+ * cold entries when many flows are held): each one's bucket is emptied,
+ * and the lists and layout counts are reset at the end.
+ */
 unsigned int voff_gro_flush_all(struct voff_gro *gro)
 {
 	unsigned int n = 0;
+	uint32_t i = gro->oldest;
 
-	while (gro->oldest != GRO_NIL) {
-		struct gro_flow *f = &gro->flows[gro->oldest];
+	while (i != GRO_NIL) {
+		struct gro_flow *f = &gro->flows[i];
 
 		/* The next entry came in the last round: fetch its head's
 		 * descriptor and the entry after it. */
@@ -1572,9 +1593,20 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 			if (nf->newer != GRO_NIL)
 				__builtin_prefetch(&gro->flows[nf->newer], 1);
 		}
-		flush_flow(gro, f);
+		emit_flow(gro, f);
+		gro->buckets[f->hash & gro->bucket_mask] = GRO_NIL;
+		f->head = NULL;
+		f->lay = 0;
+		gro->free_stk[gro->free_top++] = i;
+		i = f->newer;
 		n++;
 	}
+	for (unsigned int l = 0; l < gro->nlay; l++)
+		gro->lay[l].refs = 0;
+	gro->oldest = GRO_NIL;
+	gro->newest = GRO_NIL;
+	gro->fast_last = GRO_NIL;
+	gro->nflows = 0;
 	return n;
 }
 

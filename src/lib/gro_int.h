@@ -81,8 +81,7 @@ struct gro_seg {
 /**
  * struct gro_flow - a flow table entry (one held head packet)
  * @hash:	flow hash
- * @hnext:	next entry index in the hash chain (or the free list), or
- *		GRO_NIL
+ * @hnext:	next entry index in the hash chain, or GRO_NIL
  * @lay:	fast path: 1 + index of the template's layout in the engine,
  *		0 = no template
  * @idmode:	enum gro_idmode
