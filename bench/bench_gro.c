@@ -23,7 +23,7 @@
  * the *_verify cases, which check every TCP checksum in software.
  *
  * BENCH_GRO_ONLY=substring runs the matching cases only (=name: that case
- * only); BENCH_GRO_STATS=1 prints the engine's counters after each case;
+ * only; several terms separated by commas); BENCH_GRO_STATS=1 prints the engine's counters after each case;
  * BENCH_GRO_REPEAT=n runs n times as many rounds (for profilers).
  *
  */
@@ -677,14 +677,28 @@ static const struct dcase dcases[] = {
 };
 #endif
 
-/* Whether case @name is selected by BENCH_GRO_ONLY (@only, may be NULL). */
+/*
+ * Whether case @name is selected by BENCH_GRO_ONLY (@only, may be NULL):
+ * a comma-separated list of terms, each a substring or =name.
+ */
 static bool selected(const char *name, const char *only)
 {
 	if (!only)
 		return true;
-	if (only[0] == '=')
-		return !strcmp(name, only + 1);
-	return strstr(name, only) != NULL;
+	while (*only) {
+		size_t n = strcspn(only, ",");
+		bool exact = only[0] == '=';
+		const char *t = only + exact;
+		size_t tn = n - exact;
+
+		if (exact ? strlen(name) == tn && !strncmp(name, t, tn)
+			  : tn && memmem(name, strlen(name), t, tn))
+			return true;
+		only += n;
+		if (*only == ',')
+			only++;
+	}
+	return false;
 }
 
 int main(int argc, char **argv)

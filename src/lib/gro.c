@@ -48,11 +48,12 @@
  * and it frees with one voff_pkt_free().  A head moves once into an engine
  * buffer when its own buffer lacks the tailroom; a receive pool with
  * super-packet room never pays that move.  Sg mode chains the segment
- * packets behind the head (head->next...) instead: no payload is touched,
- * and voff_gro_pop_sg() hands out an iovec list; it is what makes GRO
- * cheaper than the copy it saves (docs/bench-gro.md).  The output queue is
- * one list of packets in both modes; in sg mode a super-packet is a run of
- * gso_segs packets in it.
+ * packets to the flow instead, newest first (each new segment's next
+ * points to the one before, so a merge writes only the new segment's
+ * descriptor): no payload is touched, and voff_gro_pop_sg() hands out an
+ * iovec list, oldest first; it is what makes GRO cheaper than the copy it
+ * saves (docs/bench-gro.md).  The output queue is a ring of outputs (head
+ * and newest packet), with a list behind it for when the ring is full.
  *
  * Merge decisions read the flow entry only (its template of the head's
  * headers, or for a flow without one its copies of the head's L2, IP and
@@ -109,6 +110,16 @@ struct gro_layout {
 	_Alignas(16) uint64_t mask[GRO_TMPL_WORDS];
 };
 
+/*
+ * One queued output: its head and its newest packet (sg mode: segments
+ * are chained newest first, each one's next pointing to the one before,
+ * the head's to NULL; copy mode: the head again).
+ */
+struct gro_out {
+	struct voff_pkt *head;
+	struct voff_pkt *last;
+};
+
 struct voff_gro {
 	struct voff_gro_config cfg;
 	struct voff_pool *pool;
@@ -129,9 +140,19 @@ struct voff_gro {
 	const struct gro_layout *fast_lay;	/* its layout */
 	struct gro_layout lay[GRO_LAYOUTS];
 	unsigned int nflows;
-	struct voff_pkt *q_head;
-	struct voff_pkt *q_tail;
-	unsigned int q_len;		/* outputs (runs) queued */
+	/*
+	 * Output queue: a ring of outputs (enqueuing and finding an output
+	 * follow no descriptor), and behind it, when the ring is full, a
+	 * list of packets linked oldest first as super-packets leave (the
+	 * overflow; new outputs join it until it is empty again).
+	 */
+	struct gro_out *ring;
+	uint32_t ring_mask;
+	uint32_t q_r;			/* next output to take (free running) */
+	uint32_t q_w;			/* next free ring slot (free running) */
+	struct voff_pkt *ov_head;
+	struct voff_pkt *ov_tail;
+	unsigned int q_len;		/* outputs queued */
 	struct voff_gro_stats st;
 };
 
@@ -143,7 +164,9 @@ enum cls {
 	C_CAND,		/* candidate for merging */
 };
 
-static struct voff_pkt *pop_one(struct voff_gro *g);
+static unsigned int run_len(const struct voff_gro *g);
+static void take_out(struct voff_gro *g, struct voff_pkt **pkts,
+		     unsigned int n);
 static void tmpl_build(struct voff_gro *g, struct gro_flow *f,
 		       const struct gro_seg *s);
 
@@ -180,7 +203,7 @@ static int fill_config(struct voff_gro_config *c,
 int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 {
 	struct voff_gro *g;
-	uint32_t nb = 1;
+	uint32_t nb = 1, nr = 16;
 	int err;
 
 	if (!out)
@@ -205,6 +228,13 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	g->free_stk = malloc(g->cfg.max_flows * sizeof(*g->free_stk));
 	if (!g->free_stk)
 		goto err_free_stk;
+	/* Room for a flush of every flow at once. */
+	while (nr < g->cfg.max_flows)
+		nr <<= 1;
+	g->ring = malloc(nr * sizeof(*g->ring));
+	if (!g->ring)
+		goto err_ring;
+	g->ring_mask = nr - 1;
 	err = voff_pool_new(&g->pool, g->cfg.pool_size, VOFF_PKT_SUPER_ROOM);
 	if (err)
 		goto err_pool;
@@ -223,6 +253,8 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	return 0;
 
 err_pool:
+	free(g->ring);
+err_ring:
 	free(g->free_stk);
 err_free_stk:
 	free(g->buckets);
@@ -236,14 +268,19 @@ err_cfg:
 
 void voff_gro_free(struct voff_gro *gro)
 {
-	struct voff_pkt *p;
+	struct voff_pkt *p[VOFF_GRO_SG_MAX_SEGS];
 
 	if (!gro)
 		return;
 	voff_gro_flush_all(gro);
-	while ((p = pop_one(gro)))
-		voff_pkt_free(p);
+	while (gro->q_len) {
+		unsigned int n = run_len(gro);
+
+		take_out(gro, p, n);
+		voff_pkt_free_bulk(p, n);
+	}
 	voff_pool_free(gro->pool);
+	free(gro->ring);
 	free(gro->free_stk);
 	free(gro->buckets);
 	free(gro->flows);
@@ -665,19 +702,44 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 }
 
 /*
- * Append the run @first..@last (linked by next) as one output.  The queue
- * is one list of packets; in sg mode a super-packet is its head followed
- * by its gso_segs - 1 segment packets.
+ * Append the overflow list with the output @head .. @last (the chain
+ * newest first, see struct gro_out), turned oldest first: only when the
+ * ring is full.
  */
-static void enqueue(struct voff_gro *g, struct voff_pkt *first,
+static __attribute__((noinline)) void enqueue_ov(struct voff_gro *g,
+						 struct voff_pkt *head,
+						 struct voff_pkt *last)
+{
+	struct voff_pkt *p = last, *fwd = NULL;
+
+	while (p != head) {
+		struct voff_pkt *older = p->next;
+
+		p->next = fwd;
+		fwd = p;
+		p = older;
+	}
+	head->next = fwd;
+	last->next = NULL;
+	if (g->ov_tail)
+		g->ov_tail->next = head;
+	else
+		g->ov_head = head;
+	g->ov_tail = last;
+}
+
+/* Queue the output @head .. @last (see struct gro_out). */
+static void enqueue(struct voff_gro *g, struct voff_pkt *head,
 		    struct voff_pkt *last)
 {
-	last->next = NULL;
-	if (g->q_tail)
-		g->q_tail->next = first;
-	else
-		g->q_head = first;
-	g->q_tail = last;
+	if (!g->ov_head && g->q_w - g->q_r <= g->ring_mask) {
+		struct gro_out *o = &g->ring[g->q_w++ & g->ring_mask];
+
+		o->head = head;
+		o->last = last;
+	} else {
+		enqueue_ov(g, head, last);
+	}
 	g->q_len++;
 	g->st.out++;
 }
@@ -841,6 +903,7 @@ static bool make_room(struct voff_gro *g, struct gro_flow *f, uint32_t n)
 	np->len = old->len;
 	voff_pkt_copy_meta(np, old);
 	voff_pkt_free(old);
+	np->next = NULL;
 	f->head = np;
 	f->tail = np;
 	return voff_pkt_tailroom(np) >= n;
@@ -876,14 +939,16 @@ static enum merge_res merge_copy(struct voff_gro *g, struct gro_flow *f,
 	return M_DONE;
 }
 
-/* Sg mode: chain @pkt behind the head; its headers equal the head's. */
+/*
+ * Sg mode: chain @pkt to the flow (its headers equal the head's), newest
+ * first: only @pkt's descriptor is written, not the cold one before it.
+ */
 static enum merge_res merge_chain(struct gro_flow *f, struct voff_pkt *pkt,
 				  const struct gro_seg *s)
 {
 	if (!csum_trusted(pkt) && !l4_csum_ok(s))
 		return M_BAD_CSUM;
-	f->tail->next = pkt;
-	pkt->next = NULL;
+	pkt->next = f->tail;
 	f->tail = pkt;
 	return M_DONE;
 }
@@ -1189,8 +1254,7 @@ static inline bool fast_merge(struct voff_gro *g, struct gro_flow *f,
 	if (expired(g, f, now_ns))
 		return false;
 	if (g->cfg.sg) {
-		f->tail->next = pkt;
-		pkt->next = NULL;
+		pkt->next = f->tail;
 		f->tail = pkt;
 	} else {
 		struct voff_pkt *hd = f->head;
@@ -1471,8 +1535,7 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
  * The burst is walked with a prefetch pipeline: PF_DIST frames ahead the
  * frame's header lines are fetched; PF_DIST / 2 ahead its key words are
  * hashed for the layout last seen and the bucket fetched; PF_DIST / 4
- * ahead the first entry of that bucket, PF_DIST / 8 ahead the descriptor
- * that entry's chain ends with.  By the time a frame's turn comes
+ * ahead the first entry of that bucket.  By the time a frame's turn comes
  * its header, bucket and (most likely) flow entry are in the cache, and
  * its hash is known.  A hash computed ahead is used only if no layout
  * changed meanwhile (lay_gen).  While frames continue the flow of the one
@@ -1547,15 +1610,6 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 					__builtin_prefetch(e + 128);
 				}
 			}
-			/* Two ahead, the entry is in: the chain's tail (sg
-			 * mode writes its next pointer). */
-			if (k - 2 < n && lr[(k - 2) % PF_RING] >= 0) {
-				uint32_t b = gro->buckets[hr[(k - 2) % PF_RING] &
-							  gro->bucket_mask];
-
-				if (b != GRO_NIL && gro->flows[b].head)
-					__builtin_prefetch(gro->flows[b].tail, 1);
-			}
 		}
 		if (lr[i % PF_RING] >= 0 && gr[i % PF_RING] == gro->lay_gen) {
 			lay = lr[i % PF_RING];
@@ -1624,51 +1678,110 @@ unsigned int voff_gro_flush(struct voff_gro *gro, uint64_t now_ns)
 	return n;
 }
 
-/* Take the first packet of the queue (one packet, not a run). */
-static struct voff_pkt *pop_one(struct voff_gro *g)
+/* The head of the output the queue starts with, or NULL. */
+static struct voff_pkt *q_first(const struct voff_gro *g)
 {
-	struct voff_pkt *p = g->q_head;
-
-	if (!p)
-		return NULL;
-	g->q_head = p->next;
-	if (!g->q_head)
-		g->q_tail = NULL;
-	p->next = NULL;
-	return p;
+	if (g->q_r != g->q_w)
+		return g->ring[g->q_r & g->ring_mask].head;
+	return g->ov_head;
 }
 
-/* Packets of the run starting the queue. */
+/* Packets of the output the queue starts with (it is not empty). */
 static unsigned int run_len(const struct voff_gro *g)
 {
-	const struct voff_pkt *p = g->q_head;
+	const struct voff_pkt *p = q_first(g);
 
 	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
+}
+
+/*
+ * Take the first output (@n = run_len() packets) into @pkts, head first,
+ * each packet's next cleared; with @iov, also describe packet i's bytes
+ * in @iov[i] (after @pay_off but for the head's) and add them to *@len,
+ * in the same walk: the walk is a chain of dependent loads, the rest of
+ * the work overlaps it.
+ */
+static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
+				unsigned int n, struct iovec *iov,
+				uint16_t pay_off, size_t *len)
+{
+	struct voff_pkt *p;
+
+	g->q_len--;
+	if (g->q_r != g->q_w) {
+		p = g->ring[g->q_r++ & g->ring_mask].last;
+		for (unsigned int i = n; i-- > 0;) {
+			struct voff_pkt *older = p->next;
+
+			pkts[i] = p;
+			p->next = NULL;
+			if (iov) {
+				uint32_t skip = i ? pay_off : 0;
+
+				iov[i].iov_base = voff_pkt_data(p) + skip;
+				iov[i].iov_len = p->len - skip;
+				*len += p->len - skip;
+			}
+			p = older;
+		}
+		/* Two outputs ahead: the descriptors this reads first. */
+		if (g->q_w - g->q_r >= 2) {
+			const struct gro_out *o = &g->ring[(g->q_r + 1) &
+							   g->ring_mask];
+
+			__builtin_prefetch(o->head);
+			__builtin_prefetch(&o->last->next);
+		}
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		p = g->ov_head;
+		g->ov_head = p->next;
+		p->next = NULL;
+		pkts[i] = p;
+	}
+	if (!g->ov_head)
+		g->ov_tail = NULL;
+	for (unsigned int i = 0; iov && i < n; i++) {
+		uint32_t skip = i ? pay_off : 0;
+
+		iov[i].iov_base = voff_pkt_data(pkts[i]) + skip;
+		iov[i].iov_len = pkts[i]->len - skip;
+		*len += pkts[i]->len - skip;
+	}
+}
+
+static void take_out(struct voff_gro *g, struct voff_pkt **pkts,
+		     unsigned int n)
+{
+	take_out_iov(g, pkts, n, NULL, 0, NULL);
 }
 
 /* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
 static struct voff_pkt *linearize(struct voff_gro *g)
 {
-	struct voff_pkt *hd = g->q_head, *np;
+	struct voff_pkt *seg[VOFF_GRO_SG_MAX_SEGS], *hd, *np;
 	unsigned int n = run_len(g);
-	uint16_t pay_off = hd->payload_off;
+	uint16_t pay_off;
 
 	if (voff_pkt_alloc(g->pool, &np) != 0) {
 		g->st.no_buffer++;
 		return NULL;
 	}
+	take_out(g, seg, n);
+	hd = seg[0];
+	pay_off = hd->payload_off;
 	memcpy(voff_pkt_data(np), voff_pkt_data(hd), hd->len);
 	np->len = hd->len;
 	voff_pkt_copy_meta(np, hd);
-	voff_pkt_free(pop_one(g));
 	for (unsigned int i = 1; i < n; i++) {
-		struct voff_pkt *p = pop_one(g);
+		struct voff_pkt *p = seg[i];
 
 		memcpy(voff_pkt_data(np) + np->len, voff_pkt_data(p) + pay_off,
 		       p->len - pay_off);
 		np->len += p->len - pay_off;
-		voff_pkt_free(p);
 	}
+	voff_pkt_free_bulk(seg, n);
 	return np;
 }
 
@@ -1676,44 +1789,29 @@ struct voff_pkt *voff_gro_pop(struct voff_gro *gro)
 {
 	struct voff_pkt *p;
 
-	if (!gro->q_head)
+	if (!gro->q_len)
 		return NULL;
-	p = run_len(gro) > 1 ? linearize(gro) : pop_one(gro);
-	if (p)
-		gro->q_len--;
+	if (run_len(gro) > 1)
+		return linearize(gro);
+	take_out(gro, &p, 1);
 	return p;
 }
 
 int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 		    struct voff_pkt **pkts, unsigned int cap)
 {
-	struct voff_pkt *p = gro->q_head;
-	struct iovec *iov;
 	unsigned int n;
-	uint16_t pay_off;
 
-	if (!p)
+	if (!gro->q_len)
 		return 0;
 	n = run_len(gro);
 	if (n > cap || sg->cap - sg->n < n)
 		return -ENOSPC;
-	pay_off = p->payload_off;
-	gro->q_len--;
 	/* One entry per packet, filled here: voff_sg_add() per segment
 	 * costs more than the rest of taking the output. */
-	iov = sg->iov + sg->n;
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t skip = i ? pay_off : 0;
-
-		p = pop_one(gro);
-		pkts[i] = p;
-		iov[i].iov_base = voff_pkt_data(p) + skip;
-		iov[i].iov_len = p->len - skip;
-		sg->len += p->len - skip;
-	}
+	take_out_iov(gro, pkts, n, sg->iov + sg->n, q_first(gro)->payload_off,
+		     &sg->len);
 	sg->n += n;
-	if (gro->q_head)
-		__builtin_prefetch(gro->q_head);
 	return (int)n;
 }
 
@@ -1721,7 +1819,7 @@ unsigned int voff_gro_drain(struct voff_gro *gro, struct voff_batch *b)
 {
 	unsigned int n = 0;
 
-	while (gro->q_head && voff_batch_space(b)) {
+	while (gro->q_len && voff_batch_space(b)) {
 		struct voff_pkt *p = voff_gro_pop(gro);
 
 		if (!p)

@@ -94,7 +94,8 @@ struct gro_seg {
  *		ID and checksum (native order, unfolded)
  * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
  * @head:	the held packet (first segment, payload of later ones appended)
- * @tail:	sg mode: last packet of the chain head->next->...; else @head
+ * @tail:	sg mode: the newest packet of the chain, which runs newest
+ *		first through next to @head (whose next is NULL); else @head
  * @hprev:	previous entry index in the hash chain, GRO_NIL for the first
  * @start_ns:	time the head was taken (its age)
  * @tmpl:	fast path: the head's header block as 8-byte words, AND-ed
