@@ -423,7 +423,7 @@ static bool want_proto(const struct voff_gro *g, uint8_t proto, uint8_t *l4)
 }
 
 /* IPv4 header checksum of a 20-byte header, inline (see csum.h). */
-static bool ipv4_hdr_ok(const uint8_t *ip)
+static inline bool ipv4_hdr_ok(const uint8_t *ip)
 {
 	uint64_t a, b;
 	uint32_t c;
@@ -848,7 +848,11 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 	else
 		g->oldest = idx;
 	g->newest = idx;
-	memcpy(f->key, key, kl * sizeof(*key));
+	/* Fixed sizes: a variable one is a libc call. */
+	if (kl == 2)
+		memcpy(f->key, key, 2 * sizeof(*key));
+	else
+		memcpy(f->key, key, GRO_KEY_WORDS * sizeof(*key));
 	f->key_len = (uint8_t)kl;
 	g->last = idx;
 	return f;
