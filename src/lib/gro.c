@@ -1713,28 +1713,40 @@ static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
 
 	g->q_len--;
 	if (g->q_r != g->q_w) {
-		p = g->ring[g->q_r++ & g->ring_mask].last;
-		for (unsigned int i = n; i-- > 0;) {
+		const struct gro_out *o = &g->ring[g->q_r++ & g->ring_mask];
+
+		/*
+		 * The segments from the newest down to the second; the head
+		 * comes from the ring (its next is NULL already), so the
+		 * walk has one dependent load less.
+		 */
+		p = o->last;
+		for (unsigned int i = n - 1; i > 0; i--) {
 			struct voff_pkt *older = p->next;
 
 			pkts[i] = p;
 			p->next = NULL;
 			if (iov) {
-				uint32_t skip = i ? pay_off : 0;
-
-				iov[i].iov_base = voff_pkt_data(p) + skip;
-				iov[i].iov_len = p->len - skip;
-				*len += p->len - skip;
+				iov[i].iov_base = voff_pkt_data(p) + pay_off;
+				iov[i].iov_len = p->len - pay_off;
+				*len += p->len - pay_off;
 			}
 			p = older;
 		}
+		p = o->head;
+		pkts[0] = p;
+		if (iov) {
+			iov[0].iov_base = voff_pkt_data(p);
+			iov[0].iov_len = p->len;
+			*len += p->len;
+		}
 		/* Two outputs ahead: the descriptors this reads first. */
 		if (g->q_w - g->q_r >= 2) {
-			const struct gro_out *o = &g->ring[(g->q_r + 1) &
-							   g->ring_mask];
+			const struct gro_out *o2 = &g->ring[(g->q_r + 1) &
+							    g->ring_mask];
 
-			__builtin_prefetch(o->head);
-			__builtin_prefetch(&o->last->next);
+			__builtin_prefetch(o2->head);
+			__builtin_prefetch(&o2->last->next);
 		}
 		return;
 	}
