@@ -557,20 +557,6 @@ static uint32_t pseudo(const uint8_t *l3, uint8_t ver, uint8_t proto,
 	return voff_csum_pseudo_v6(l3 + 8, l3 + 24, proto, l4_len);
 }
 
-uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
-			   uint32_t l4_len)
-{
-	/* The key's first words are the addresses, as in the header. */
-	const uint8_t *a = (const uint8_t *)f->key;
-	uint32_t sum;
-
-	if (f->ver == 4)
-		sum = voff_csum_pseudo_v4(a, a + 4, proto, l4_len);
-	else
-		sum = voff_csum_pseudo_v6(a, a + 16, proto, l4_len);
-	return (uint16_t)~voff_csum_fold(sum);
-}
-
 static bool csum_trusted(const struct voff_pkt *pkt)
 {
 	return pkt->csum == VOFF_CSUM_VALID || pkt->csum == VOFF_CSUM_PARTIAL;
