@@ -10,7 +10,8 @@
 #
 # RAW has one line per run: scenario name, a tab, then "Gbit/s switch-CPU-%
 # rx-us/KB" separated by spaces.  The names it knows for the targets are
-# the ones bench/e2e.sh uses.
+# the ones bench/e2e.sh uses; with the kernel's veth GRO pair it also
+# prints that pair's ratios beside voff's.
 import statistics
 import sys
 
@@ -61,3 +62,12 @@ for what, val, goal in (
         ("rx us/KB, GRO off / GRO on", ratio(GOFF, 2, GON, 2), 3)):
     print(f"| {what} | {val:.2f}x | >= {goal}x | "
           f"{'yes' if val >= goal else 'no'} |")
+KOFF, KON = "veth, MTU sender, GRO off", "veth, MTU sender, GRO on"
+if KOFF in med and KON in med:
+    print()
+    print("The kernel's own GRO, same measure (veth, MTU sender, the "
+          "receiver's GRO off / on):")
+    print(f"rx us/KB {ratio(KOFF, 2, KON, 2):.2f}x, "
+          f"Gbit/s {ratio(KON, 0, KOFF, 0):.2f}x; "
+          f"voff's: rx us/KB {ratio(GOFF, 2, GON, 2):.2f}x, "
+          f"Gbit/s {ratio(GON, 0, GOFF, 0):.2f}x")

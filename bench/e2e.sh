@@ -15,11 +15,15 @@
 #   bridge: ns A va <-veth-> br0 (ns M) <-veth-> vb ns B
 #   veth:   ns A va <-veth-> vb ns B
 #
+# and, as the anchor of the GRO target, the kernel's own GRO: MTU frames
+# over the veth pair with the receiving end's GRO off, then on.
+#
 # Needs root and iperf3.  VOFF=path of voff (required); REPS (default 3);
 # SECS per run (default 3); CC, the TCP congestion control for every run
 # (default cubic: the machine's default bbr paces every skb with a timer,
 # which halves the kernel's own veth numbers here, see BASELINES.md);
-# OUT, where the TSV and the plots go (default docs/img; OUT= for none).
+# OUT, where the TSV and the plots go (default docs/img; OUT= for none);
+# ONLY, a bash regular expression: run only the scenarios it matches.
 # Progress goes to stderr.  Removes everything it created, also on Ctrl-C.
 set -euo pipefail
 
@@ -28,6 +32,7 @@ voff=${VOFF:?set VOFF to the voff binary}
 reps=${REPS:-3}
 secs=${SECS:-3}
 cc=${CC:-cubic}
+only=${ONLY:-.}
 outdir=${OUT-$root/docs/img}
 [ "$(id -u)" -eq 0 ] || { echo "e2e: needs root" >&2; exit 1; }
 command -v iperf3 >/dev/null || { echo "e2e: needs iperf3" >&2; exit 1; }
@@ -153,6 +158,15 @@ s_gro_on() {
 	vctl features va gro on
 	vctl limits va gro_flush_timeout 20000
 }
+# The kernel's own GRO, measured the same way: MTU frames over a veth pair,
+# the receiving end's GRO off or on (the stack runs in the sender's
+# softirq either way, as it runs in the switch's write() for voff).
+s_veth_gro() {
+	setup_veth; mtu_sender
+	ip netns exec "$b" ethtool -K vb gro "$1" >/dev/null
+}
+s_veth_gro_off() { s_veth_gro off; }
+s_veth_gro_on() { s_veth_gro on; }
 
 scenarios=(
 	"voff, offloads on|s_on"
@@ -163,11 +177,14 @@ scenarios=(
 	"voff, MTU ingress, GRO on|s_gro_on"
 	"kernel bridge (veth)|setup_bridge"
 	"veth pair|setup_veth"
+	"veth, MTU sender, GRO off|s_veth_gro_off"
+	"veth, MTU sender, GRO on|s_veth_gro_on"
 )
 : > "$raw"
 for rep in $(seq "$reps"); do
 	echo "e2e: round $rep of $reps" >&2
 	for s in "${scenarios[@]}"; do
+		[[ ${s%%|*} =~ $only ]] || continue
 		scenario "${s%%|*}" "${s#*|}"
 	done
 done

@@ -8,7 +8,7 @@
  * Properties on every accepted spec: the name is non-empty and lies in the
  * spec's own buffer; a namespace is one path component (no '/', not "."
  * or "..", under 64 bytes) and never comes with a pcap port; a sink comes
- * only with a pcap port; and the spec printed back in canonical form
+ * only with a pcap port, napi only with a TAP or TUN port; and the spec printed back in canonical form
  * parses to the same values (the parser neither loses nor invents).
  */
 #include <stdint.h>
@@ -65,6 +65,8 @@ static bool canon(const struct voff_port_spec *s, char *out, size_t cap)
 		fprintf(f, ",sink=%s", s->cfg.sink);
 	if (s->gro >= 0)
 		fprintf(f, ",gro=%s", s->gro ? "on" : "off");
+	if (s->cfg.flags & VOFF_PORT_F_NAPI)
+		fprintf(f, ",napi=on");
 	if (s->gro_timeout_set)
 		fprintf(f, ",gro_flush_timeout=%llu",
 			(unsigned long long)s->gro_timeout_ns);
@@ -107,6 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s.cfg.sink)
 		die_if(!in_buf(&s, s.cfg.sink) ||
 		       s.cfg.kind != VOFF_PORT_PCAP);
+	if (s.cfg.flags & VOFF_PORT_F_NAPI)
+		die_if(s.cfg.kind != VOFF_PORT_TAP &&
+		       s.cfg.kind != VOFF_PORT_TUN);
 	for (int w = 0; w < VOFF_LIMIT__COUNT; w++)
 		die_if(s.limits[w] && w != VOFF_LIMIT_GSO_MAX_SIZE &&
 		       w != VOFF_LIMIT_GSO_MAX_SEGS &&

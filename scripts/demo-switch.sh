@@ -19,11 +19,14 @@
 # service demand (iperf3 server CPU time per KB received, as netperf
 # defines it).  Needs root and iperf3.  Removes everything it created, also
 # on Ctrl-C.  VOFF=path uses a built voff; otherwise it builds one.
-# DEMO_SECS sets the seconds per run (default 3).
+# DEMO_SECS sets the seconds per run (default 3); CC the TCP congestion
+# control (default cubic, as bench/e2e.sh and BASELINES.md: the machine's
+# default bbr paces every skb with a timer and halves these paths).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 secs=${DEMO_SECS:-3}
+cc=${CC:-cubic}
 if [ -z "${VOFF:-}" ]; then
 	scripts/bootstrap.sh
 	cmake --preset release >/dev/null
@@ -73,7 +76,7 @@ run() {
 	ip netns exec "$b" iperf3 -s -1 -D -B 10.88.0.2
 	sleep 0.3
 	c0=$(cpu_ticks "$pid"); t0=$(date +%s.%N)
-	ip netns exec "$a" iperf3 -c 10.88.0.2 -t "$secs" -J \
+	ip netns exec "$a" iperf3 -c 10.88.0.2 -t "$secs" -C "$cc" -J \
 		> /tmp/voff-demo-$$.json
 	c1=$(cpu_ticks "$pid"); t1=$(date +%s.%N)
 	python3 - "$1" "$c0" "$c1" "$t0" "$t1" "$hz" \

@@ -147,6 +147,7 @@ int voff_port_off_format(unsigned int set, char *buf, size_t len);
 #define VOFF_PORT_F_OWN_TX (1u << 4)	/* AF_PACKET: also see own sends */
 #define VOFF_PORT_F_L3 (1u << 5)	/* PCAP sink only: raw IP frames */
 #define VOFF_PORT_F_NO_URING (1u << 6)	/* TAP/TUN: read()/write() only */
+#define VOFF_PORT_F_NAPI (1u << 7)	/* TAP/TUN: IFF_NAPI, see open */
 
 /**
  * struct voff_port_cfg - how to open a port
@@ -274,9 +275,20 @@ struct voff_port_drop {
  *
  * TAP/TUN: creates the device (or attaches to it with VOFF_PORT_F_ATTACH),
  * inside @cfg->netns when given, with IFF_NO_PI, IFF_VNET_HDR (unless
- * VOFF_PORT_F_NO_VNET) and never IFF_NAPI; sets the header size, probes
- * @cfg->want with TUNSETOFFLOAD, sets @cfg->limits over netlink and reads
- * the limits back.  PACKET: binds a raw socket to the interface with
+ * VOFF_PORT_F_NO_VNET) and IFF_NAPI only with VOFF_PORT_F_NAPI; sets the
+ * header size, probes @cfg->want with TUNSETOFFLOAD, sets @cfg->limits
+ * over netlink and reads the limits back.
+ *
+ * VOFF_PORT_F_NAPI: what voff writes is queued to the device's NAPI
+ * context instead of being received in the writer's own system call; with
+ * the device's NAPI threaded (/sys/class/net/DEV/threaded = 1) the
+ * receiving namespace's IP and TCP work then runs, and is accounted, in
+ * the NAPI kernel thread, not in voff's process.  The kernel does GRO in
+ * that context unless the device's "gro" feature is off (ethtool -K DEV
+ * gro off), which keeps voff's own engine the only one.  Creating a
+ * device with IFF_NAPI needs CAP_NET_ADMIN.  Off by default.
+ *
+ * PACKET: binds a raw socket to the interface with
  * PACKET_VNET_HDR and PACKET_IGNORE_OUTGOING.  MEM: use
  * voff_port_mem_pair() instead (-EINVAL here).
  *

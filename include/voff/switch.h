@@ -294,28 +294,39 @@ unsigned int voff_switch_fdb(const struct voff_switch *sw,
  * voff_switch_fd() - a descriptor readable when a port has frames ready
  *
  * For callers that wait on more than the switch (a control socket): poll
- * it, with voff_switch_timeout_ms() as the timeout, then call
+ * it, with voff_switch_timeout_ns() (ppoll(), epoll_pwait2()) or
+ * voff_switch_timeout_ms() as the timeout, then call
  * voff_switch_poll(@sw, 0).
  */
 int voff_switch_fd(const struct voff_switch *sw);
 
 /**
- * voff_switch_timeout_ms() - how long the loop may sleep
+ * voff_switch_timeout_ns() - how long the loop may sleep, in nanoseconds
  * Return: 0 when a port without descriptor (memory, pcap) delivered in the
- * last step, the time to the next GRO flush deadline, else -1 (forever).
+ * last step or a GRO flush is due; the time to the next GRO flush deadline
+ * (at most one second); else -1 (forever).
+ */
+int64_t voff_switch_timeout_ns(const struct voff_switch *sw);
+
+/**
+ * voff_switch_timeout_ms() - voff_switch_timeout_ns() rounded up to whole
+ * milliseconds (for poll() and epoll_wait(); a sleep never ends before the
+ * deadline, but may end up to a millisecond after it)
+ * Return: 0, a time in milliseconds (at most 1000), or -1 (forever).
  */
 int voff_switch_timeout_ms(const struct voff_switch *sw);
 
 /**
  * voff_switch_poll() - wait up to @timeout_ms for frames, then forward
  * @timeout_ms:	as epoll_wait() (0: do not wait; -1: until a port is
- *		ready); shortened to voff_switch_timeout_ms()
+ *		ready); shortened to voff_switch_timeout_ns(), kept to the
+ *		nanosecond (epoll_pwait2())
  *
  * Runs one step over every port: receive one batch each, forward it, flush
  * the GRO flows that are due, send every tx batch.
  *
  * Return: frames received in this step (>= 0), or a negative errno from
- * epoll_wait() (-EINTR when a signal came).
+ * epoll_wait() or epoll_pwait2() (-EINTR when a signal came).
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 
@@ -362,7 +373,8 @@ struct voff_port_spec {
  * path component: it is refused when it contains '/', is "." or "..", or
  * is longer than 63 bytes; so is an empty NAME or NETNS, an unknown KIND
  * or option, a number that does not parse or is out of range, and a
- * sink= on a kind other than pcap.
+ * sink= on a kind other than pcap, or a napi= on a kind other than tap
+ * and tun.
  *
  * Return: 0, or -EINVAL for a malformed spec (also for NULL arguments and
  * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec holds no
@@ -377,7 +389,9 @@ int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
  *		packet (NAME an interface, NETNS a namespace under
  *		/var/run/netns), or pcap:FILE[,sink=FILE]; options gro=on|off,
  *		gro_flush_timeout=NS, gso_max_size=N, gso_max_segs=N,
- *		gro_max_size=N.  TAP/TUN devices are created (a persistent
+ *		gro_max_size=N, and for tap/tun napi=on|off (the device
+ *		receives what voff writes in its NAPI context:
+ *		VOFF_PORT_F_NAPI).  TAP/TUN devices are created (a persistent
  *		one of that name is attached to) and set up; the port is
  *		named NAME.
  * @id:		optional: receives the port id

@@ -14,9 +14,13 @@
  * over the later ones; the first one accepted stays and the rest is
  * recorded as refused.  Nine bits give at most 512 tries, once, at open.
  *
- * Never IFF_NAPI: it would make the kernel do GRO on what voff writes,
- * hiding voff's own engine, and BASELINES.md shows it does not help plain
- * write() calls anyway.
+ * IFF_NAPI only on request (VOFF_PORT_F_NAPI): by default a write() runs the
+ * receiving namespace's stack in voff's own system call, which is cheapest
+ * (BASELINES.md: NAPI does not speed plain write() calls up).  With it, and
+ * the device's NAPI threaded, that work moves to the NAPI kernel thread,
+ * where it is accounted to the receiving side (bench/e2e.sh measures GRO's
+ * saving there); the kernel's own GRO then runs unless the device's gro
+ * feature is turned off.
  *
  * I/O: one read() or write() per frame, or (built with liburing, unless
  * the kernel refuses a ring) the same operations in io_uring batches: a
@@ -220,6 +224,8 @@ static int tun_attach(struct voff_port *port, const struct voff_port_cfg *cfg,
 		ifr.ifr_flags |= IFF_VNET_HDR;
 	if (cfg->flags & VOFF_PORT_F_MULTI_QUEUE)
 		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+	if (cfg->flags & VOFF_PORT_F_NAPI)
+		ifr.ifr_flags |= IFF_NAPI;
 	if (ioctl(fd, TUNSETIFF, &ifr)) {
 		err = -errno;
 		close(fd);

@@ -642,7 +642,10 @@ static int step(struct voff_switch *sw)
 	return total;
 }
 
-int voff_switch_timeout_ms(const struct voff_switch *sw)
+/* The longest sleep voff_switch_timeout_ns() reports while flows are held. */
+#define SLEEP_CAP_NS 1000000000ll
+
+int64_t voff_switch_timeout_ns(const struct voff_switch *sw)
 {
 	uint64_t first = UINT64_MAX, t, now;
 
@@ -661,8 +664,15 @@ int voff_switch_timeout_ms(const struct voff_switch *sw)
 	now = now_ns();
 	if (first <= now)
 		return 0;
-	t = (first - now + 999999) / 1000000;
-	return t > 1000 ? 1000 : (int)t;
+	t = first - now;
+	return t > (uint64_t)SLEEP_CAP_NS ? SLEEP_CAP_NS : (int64_t)t;
+}
+
+int voff_switch_timeout_ms(const struct voff_switch *sw)
+{
+	int64_t ns = voff_switch_timeout_ns(sw);
+
+	return ns <= 0 ? (int)ns : (int)((ns + 999999) / 1000000);
 }
 
 int voff_switch_fd(const struct voff_switch *sw)
@@ -673,12 +683,26 @@ int voff_switch_fd(const struct voff_switch *sw)
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
 {
 	struct epoll_event ev[VOFF_SWITCH_MAX_PORTS];
-	int t = voff_switch_timeout_ms(sw);
+	int64_t t = voff_switch_timeout_ns(sw);
+	int r;
 
-	if (t >= 0 && (timeout_ms < 0 || t < timeout_ms))
-		timeout_ms = t;
-	if (timeout_ms != 0 &&
-	    epoll_wait(sw->epfd, ev, VOFF_SWITCH_MAX_PORTS, timeout_ms) < 0)
+	/*
+	 * A GRO deadline is kept to the nanosecond (epoll_pwait2()): rounded
+	 * up to a millisecond, a 20 us gro_flush_timeout would hold the tail
+	 * of a train 50 times longer when the traffic pauses.
+	 */
+	if (t >= 0 && (timeout_ms < 0 || t < (int64_t)timeout_ms * 1000000)) {
+		struct timespec ts = { .tv_sec = t / 1000000000,
+				       .tv_nsec = t % 1000000000 };
+
+		r = t ? epoll_pwait2(sw->epfd, ev, VOFF_SWITCH_MAX_PORTS, &ts,
+				     NULL) : 0;
+	} else {
+		r = timeout_ms ? epoll_wait(sw->epfd, ev,
+					    VOFF_SWITCH_MAX_PORTS, timeout_ms)
+			       : 0;
+	}
+	if (r < 0)
 		return -errno;
 	return step(sw);
 }

@@ -56,6 +56,17 @@ static int spec_option(struct voff_port_spec *s, char *opt)
 		s->gro = !strcmp(val, "on");
 		return 0;
 	}
+	if (!strcmp(opt, "napi")) {
+		if ((s->cfg.kind != VOFF_PORT_TAP &&
+		     s->cfg.kind != VOFF_PORT_TUN) ||
+		    (strcmp(val, "on") && strcmp(val, "off")))
+			return -EINVAL;
+		if (!strcmp(val, "on"))
+			s->cfg.flags |= VOFF_PORT_F_NAPI;
+		else
+			s->cfg.flags &= ~VOFF_PORT_F_NAPI;
+		return 0;
+	}
 	if (!strcmp(opt, "sink")) {
 		if (s->cfg.kind != VOFF_PORT_PCAP || !*val)
 			return -EINVAL;

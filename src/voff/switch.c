@@ -54,7 +54,8 @@ static void usage(FILE *f)
 		"      followed by ,OPTION=VALUE: gro=on|off, "
 		"gro_flush_timeout=NS,\n"
 		"      gso_max_size=N, gso_max_segs=N, gro_max_size=N, "
-		"sink=FILE (pcap)\n"
+		"napi=on|off (tap, tun),\n"
+		"      sink=FILE (pcap)\n"
 		"--ctl PATH      control socket (default %s)\n"
 		"--no-propagate  leave the TAP/TUN devices' gso limits alone\n"
 		"--daemon        detach once the ports are up\n"
@@ -292,15 +293,18 @@ static int loop(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 	while (!stop) {
 		struct pollfd pfd[2 + CTL_CONNS];
 		unsigned int slot[2 + CTL_CONNS], np = 2, nfree = 0;
-		int timeout = voff_switch_timeout_ms(sw), n;
+		/* In ns: a GRO deadline of 20 us must not become 1 ms. */
+		int64_t timeout = voff_switch_timeout_ns(sw);
 		uint64_t now = mono_ms();
+		struct timespec ts;
+		int n;
 
 		pfd[0] = (struct pollfd){ .fd = voff_switch_fd(sw),
 					  .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = -1, .events = POLLIN };
 		for (unsigned int i = 0; i < CTL_CONNS; i++) {
 			struct ctl_conn *c = &conns[i];
-			int left;
+			int64_t left;
 
 			if (c->fd < 0) {
 				nfree++;
@@ -311,7 +315,7 @@ static int loop(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 				nfree++;
 				continue;
 			}
-			left = (int)(c->deadline_ms - now);
+			left = (int64_t)(c->deadline_ms - now) * 1000000;
 			if (timeout < 0 || left < timeout)
 				timeout = left;
 			slot[np] = i;
@@ -321,9 +325,11 @@ static int loop(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 		}
 		if (nfree)
 			pfd[1].fd = lfd;
-		n = poll(pfd, np, timeout);
+		ts.tv_sec = timeout / 1000000000;
+		ts.tv_nsec = timeout % 1000000000;
+		n = ppoll(pfd, np, timeout < 0 ? NULL : &ts, NULL);
 		if (n < 0 && errno != EINTR) {
-			perror("voff switch: poll");
+			perror("voff switch: ppoll");
 			rc = EXIT_FAIL;
 			break;
 		}

@@ -68,6 +68,18 @@ grep -q '^| voff, offloads on | 8.00 | - | 50 | 0.300 | 3 |$' "$tmp/got2" ||
 grep -q '^| offloads on / kernel bridge, Gbit/s | nanx | >= 0.9x | no |$' \
 	"$tmp/got2" || { echo "FAIL: target without bridge"; fail=1; }
 
+# With the kernel's veth GRO pair, its ratios are printed beside voff's.
+cp "$tmp/raw" "$tmp/raw3"
+printf '%s\t%s\n' \
+	"veth, MTU sender, GRO off" "5 0 1.0" \
+	"veth, MTU sender, GRO on" "10 0 0.5" >> "$tmp/raw3"
+python3 "$root/bench/e2e-summary.py" "$tmp/raw3" "" cubic 3 > "$tmp/got3" ||
+	fail=1
+grep -qxF "rx us/KB 2.00x, Gbit/s 2.00x; voff's: rx us/KB 4.00x, Gbit/s 2.00x" \
+	"$tmp/got3" || { echo "FAIL: kernel GRO line"; cat "$tmp/got3"; fail=1; }
+grep -q "kernel's own GRO" "$tmp/got" &&
+	{ echo "FAIL: kernel GRO line without its runs"; fail=1; }
+
 if command -v gnuplot >/dev/null; then
 	"$root/bench/e2e-plot.sh" "$tmp/e2e.tsv" "$tmp/img" >/dev/null || fail=1
 	for f in e2e-throughput e2e-demand e2e-cpu; do

@@ -50,55 +50,8 @@ ip -n "$b" addr add fd77::2/64 dev vb nodad
 ip -n "$a" link set lo up
 ip -n "$b" link set lo up
 
-# peer.py server|client: TCP bytes with a digest, UDP echo counts
-cat > /tmp/voff-sw-$$.py <<'PY'
-import hashlib, os, socket, sys
-mode, proto, addr, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
-if proto == 'tcp':
-    if mode == 'server':
-        s = socket.socket(fam, socket.SOCK_STREAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind((addr, 5201)); s.listen(1); s.settimeout(20)
-        c, _ = s.accept(); h = hashlib.sha256(); n = 0
-        while n < size:
-            d = c.recv(1 << 20)
-            if not d: break
-            h.update(d); n += len(d)
-        c.sendall(h.hexdigest().encode()); c.close()
-    else:
-        data = os.urandom(size)
-        import time
-        for _ in range(50):  # the server may still be starting
-            try:
-                s = socket.create_connection((addr, 5201), timeout=20)
-                break
-            except ConnectionRefusedError:
-                time.sleep(0.1)
-        s.sendall(data); s.shutdown(socket.SHUT_WR)
-        got = s.recv(100).decode()
-        sys.exit(0 if got == hashlib.sha256(data).hexdigest() else 1)
-else:
-    s = socket.socket(fam, socket.SOCK_DGRAM)
-    if mode == 'server':
-        s.bind((addr, 5202)); s.settimeout(3)
-        try:
-            for i in range(size):
-                d, p = s.recvfrom(65536); s.sendto(d, p)
-        except socket.timeout:
-            pass
-    else:
-        s.settimeout(0.5); good = 0
-        for i in range(size):
-            d = os.urandom(1200)
-            s.sendto(d, (addr, 5202))
-            try:
-                if s.recv(65536) == d: good += 1
-            except socket.timeout:
-                pass
-        sys.exit(0 if good >= size * 9 // 10 else 1)
-PY
-py=/tmp/voff-sw-$$.py
+# TCP bytes with a digest, UDP echo counts
+py=$(dirname "$0")/peer.py
 transfer() {	# proto addr size
 	ip netns exec "$b" python3 "$py" server "$1" "$2" "$3" &
 	local s=$!

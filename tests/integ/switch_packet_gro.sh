@@ -21,7 +21,7 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	ip netns del "$a" 2>/dev/null
 	ip netns del "$b" 2>/dev/null
-	rm -f "$ctl" /tmp/voff-spg-$$.py
+	rm -f "$ctl"
 }
 trap cleanup EXIT
 ip netns add "$a" 2>/dev/null || { echo "skip: cannot create a netns"; exit 77; }
@@ -40,34 +40,12 @@ for _ in $(seq 50); do [ -S "$ctl" ] && break; sleep 0.1; done
 [ -S "$ctl" ] || { echo "FAIL - switch did not start"; exit 1; }
 ip -n "$b" addr add 10.66.0.2/24 dev vb
 
-cat > /tmp/voff-spg-$$.py <<'PY'
-import hashlib, os, socket, sys, time
-mode, addr, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if mode == 'server':
-    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind((addr, 5203)); s.listen(1); s.settimeout(20)
-    c, _ = s.accept(); h = hashlib.sha256(); n = 0
-    while n < size:
-        d = c.recv(1 << 20)
-        if not d: break
-        h.update(d); n += len(d)
-    c.sendall(h.hexdigest().encode()); c.close()
-else:
-    data = os.urandom(size)
-    for _ in range(50):  # the server may still be starting
-        try:
-            s = socket.create_connection((addr, 5203), timeout=20)
-            break
-        except ConnectionRefusedError:
-            time.sleep(0.1)
-    s.sendall(data); s.shutdown(socket.SHUT_WR)
-    sys.exit(0 if s.recv(100).decode() == hashlib.sha256(data).hexdigest() else 1)
-PY
+py=$(dirname "$0")/peer.py
 fails=0
-ip netns exec "$b" python3 /tmp/voff-spg-$$.py server 10.66.0.2 8000000 &
+ip netns exec "$b" python3 "$py" server tcp 10.66.0.2 8000000 5203 &
 s=$!
 sleep 0.4
-if ip netns exec "$a" python3 /tmp/voff-spg-$$.py client 10.66.0.2 8000000; then
+if ip netns exec "$a" python3 "$py" client tcp 10.66.0.2 8000000 5203; then
 	echo "ok - TCP through a GRO ingress, bytes identical"
 else
 	echo "FAIL - TCP through a GRO ingress"; fails=1

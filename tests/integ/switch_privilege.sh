@@ -81,34 +81,12 @@ stop() {
 	return $rc
 }
 
-cat > "$tmp/peer.py" <<'PY'
-import hashlib, os, socket, sys, time
-mode, addr, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if mode == 'server':
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind((addr, 5203)); s.listen(1); s.settimeout(20)
-    c, _ = s.accept(); h = hashlib.sha256(); n = 0
-    while n < size:
-        d = c.recv(1 << 20)
-        if not d: break
-        h.update(d); n += len(d)
-    c.sendall(h.hexdigest().encode()); c.close()
-else:
-    data = os.urandom(size)
-    for _ in range(50):
-        try:
-            s = socket.create_connection((addr, 5203), timeout=20); break
-        except ConnectionRefusedError:
-            time.sleep(0.1)
-    s.sendall(data); s.shutdown(socket.SHUT_WR)
-    sys.exit(0 if s.recv(100).decode() == hashlib.sha256(data).hexdigest() else 1)
-PY
+py=$(dirname "$0")/peer.py
 transfer() {	# size
-	ip netns exec "$b" python3 "$tmp/peer.py" server 10.79.0.2 "$1" &
+	ip netns exec "$b" python3 "$py" server tcp 10.79.0.2 "$1" 5203 &
 	local s=$!
 	sleep 0.4
-	ip netns exec "$a" python3 "$tmp/peer.py" client 10.79.0.2 "$1"
+	ip netns exec "$a" python3 "$py" client tcp 10.79.0.2 "$1" 5203
 	local rc=$?
 	wait "$s"
 	return $rc

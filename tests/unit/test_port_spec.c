@@ -51,6 +51,12 @@ static void t_accepted(void)
 	CHECK_EQ(s.limits[VOFF_LIMIT_GRO_MAX_SIZE], 8);
 	CHECK_EQ(s.limits[VOFF_LIMIT_MTU], 0);
 
+	/* napi= sets or clears the port flag, TAP and TUN only. */
+	CHECK_OK(voff_port_spec_parse(&s, "tap:t2,napi=on"));
+	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP | VOFF_PORT_F_NAPI);
+	CHECK_OK(voff_port_spec_parse(&s, "tun:t3@x,napi=on,napi=off"));
+	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP);
+
 	/* A capture file may hold '@'; only pcap takes a sink. */
 	CHECK_OK(voff_port_spec_parse(&s, "pcap:a@b.pcap,sink=out=1.pcap"));
 	CHECK_EQ(s.cfg.kind, VOFF_PORT_PCAP);
@@ -74,7 +80,8 @@ static void t_refused(void)
 		"tap:x,sink=/etc/passwd", "packet:x,sink=y",
 		"pcap:x,sink=", "tun:x,gro_flush_timeout=1e3",
 		"tap:x,gro_flush_timeout=4294967296000",
-		"tap:x,", "tap:x,,gro=on",
+		"tap:x,", "tap:x,,gro=on", "tap:x,napi=1", "tap:x,napi",
+		"packet:x,napi=on", "pcap:x,napi=off",
 	};
 	struct voff_port_spec s;
 	char longer[VOFF_PORT_SPEC_MAX + 2];

@@ -410,32 +410,49 @@ static void t_lower_limit(void)
 	rig_close(&r);
 }
 
+/*
+ * @n MSS-sized segments of one TCP flow from host 0 to host 1, with
+ * incrementing IP IDs (fixed ones would need TSO_MANGLEID), into @pkts;
+ * their payloads concatenated into @payload when not NULL.
+ * Return: the length of one frame.
+ */
+static size_t gro_train(struct rig *r, struct voff_pkt **pkts, int n,
+			uint8_t *payload)
+{
+	static uint8_t buf[2048];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 1448,
+				1 + 1448u * (unsigned int)i, false, false);
+		buf[14 + 4] = 0;
+		buf[14 + 5] = (uint8_t)i;
+		buf[14 + 10] = buf[14 + 11] = 0;
+		fix_ip_csum(buf + 14);
+		pkts[i] = mk(r, buf, len);
+		if (payload)
+			memcpy(payload + 1448 * (size_t)i, buf + len - 1448,
+			       1448);
+	}
+	return len;
+}
+
 static void t_gro_ingress(void)
 {
-	static uint8_t buf[2048], got[70000], want[70000];
+	static uint8_t got[70000], want[70000];
 	struct voff_pkt *pkts[20];
 	struct voff_switch_stats st;
 	struct voff_batch b;
 	uint64_t m;
 	struct rig r;
-	size_t len, wn = 0;
+	size_t wn;
 
 	rig_open(&r, NULL, 0);
 	learn(&r);
 	CHECK_OK(voff_feat_lookup("gro", &m));
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, m));
-	for (int i = 0; i < 20; i++) {
-		len = tcp_frame(buf, sizeof(buf), 0, MAC[1], 1448,
-				1 + 1448u * (unsigned int)i, false, false);
-		/* Incrementing IDs (fixed ones would need TSO_MANGLEID). */
-		buf[14 + 4] = 0;
-		buf[14 + 5] = (uint8_t)i;
-		buf[14 + 10] = buf[14 + 11] = 0;
-		fix_ip_csum(buf + 14);
-		pkts[i] = mk(&r, buf, len);
-		memcpy(want + wn, buf + len - 1448, 1448);
-		wn += 1448;
-	}
+	gro_train(&r, pkts, 20, want);
+	wn = 20 * 1448;
 	send_pkts(&r, 0, pkts, 20);
 	run(&r);
 	CHECK_EQ(recv_all(&r, 1, &b), 1);
@@ -451,6 +468,53 @@ static void t_gro_ingress(void)
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, 0));
 	CHECK_OK(voff_switch_stats(r.sw, r.id[0], &st));
 	CHECK_EQ(st.gro_merged, 19);
+	rig_close(&r);
+}
+
+/*
+ * With gro_flush_timeout set, a held train makes the loop's sleep end at
+ * its deadline, kept in nanoseconds (the millisecond form rounds up), and
+ * a poll that waits for it flushes the train.
+ */
+static void t_gro_deadline(void)
+{
+	const uint64_t tmo = 2500000;	/* 2.5 ms */
+	struct voff_pkt *pkts[3];
+	struct voff_batch b;
+	int64_t ns;
+	uint64_t m;
+	struct rig r;
+	size_t len;
+	int ms;
+
+	rig_open(&r, NULL, 0);
+	learn(&r);
+	CHECK_EQ(voff_switch_timeout_ns(r.sw), -1);
+	CHECK_EQ(voff_switch_timeout_ms(r.sw), -1);
+	CHECK_OK(voff_feat_lookup("gro", &m));
+	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, m));
+	CHECK_OK(voff_switch_set_gro_timeout(r.sw, r.id[0], tmo));
+	len = gro_train(&r, pkts, 3, NULL);
+	send_pkts(&r, 0, pkts, 3);
+	/* One step takes them in; the next finds the memory ports idle. */
+	CHECK_EQ(voff_switch_poll(r.sw, 0), 3);
+	CHECK_EQ(voff_switch_poll(r.sw, 0), 0);
+	CHECK_EQ(drain(&r, 1), 0);
+	ns = voff_switch_timeout_ns(r.sw);
+	ms = voff_switch_timeout_ms(r.sw);
+	CHECK_MSG(ns > 0 && ns <= (int64_t)tmo, "timeout %lld ns",
+		  (long long)ns);
+	CHECK_MSG(ms >= 1 && ms <= 3 && (int64_t)ms * 1000000 >= ns,
+		  "timeout %d ms for %lld ns", ms, (long long)ns);
+	/* Waiting "forever" ends at the deadline, which flushes the train. */
+	CHECK_GE(voff_switch_poll(r.sw, -1), 0);
+	for (int i = 0; i < 100 && voff_switch_timeout_ns(r.sw) >= 0; i++)
+		CHECK_GE(voff_switch_poll(r.sw, -1), 0);
+	CHECK_EQ(voff_switch_timeout_ns(r.sw), -1);
+	CHECK_EQ(recv_all(&r, 1, &b), 1);
+	CHECK_EQ(b.pkts[0]->gso_size, 1448);
+	CHECK_EQ(b.pkts[0]->len, len + 2 * 1448);
+	voff_batch_free(&b);
 	rig_close(&r);
 }
 
@@ -538,5 +602,6 @@ static void t_control(void)
 CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_vlan_untouched), CHECK_TEST(t_super_v4),
 	   CHECK_TEST(t_super_v6), CHECK_TEST(t_lower_limit),
-	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_no_reorder),
+	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
+	   CHECK_TEST(t_no_reorder),
 	   CHECK_TEST(t_control))
