@@ -216,11 +216,15 @@ static void t_learn_and_flood(void)
 static void t_aging(void)
 {
 	static uint8_t buf[2048];
-	struct timespec ts = { 0, 20 * 1000000 };
+	/*
+	 * 200 ms to age: a test descheduled for a few milliseconds on a busy
+	 * machine must not see the entry age before it looks (5 ms did).
+	 */
+	struct timespec ts = { 0, 260 * 1000000 };
 	struct rig r;
 	size_t len;
 
-	rig_open(&r, NULL, 5 * 1000000ull);
+	rig_open(&r, NULL, 200 * 1000000ull);
 	len = tcp_frame(buf, sizeof(buf), 1, MAC[0], 10, 1, false, false);
 	send1(&r, 1, mk(&r, buf, len));
 	run(&r);
