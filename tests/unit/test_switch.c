@@ -526,7 +526,8 @@ static void t_gro_deadline(void)
 	CHECK_MSG(ns >= 0 && ns <= (int64_t)tmo, "timeout %lld ns",
 		  (long long)ns);
 	/* Read a moment apart: within a millisecond of each other. */
-	CHECK_MSG(ms >= 0 && ms <= 100 && (int64_t)ms * 1000000 + 1000000 > ns &&
+	CHECK_MSG(ms >= 0 && ms <= 100 &&
+		  (int64_t)ms * 1000000 + 1000000 > ns &&
 		  (int64_t)ms * 1000000 < ns + 1000000,
 		  "timeout %d ms for %lld ns", ms, (long long)ns);
 	/* Waiting "forever" ends at the deadline, which flushes the train. */
