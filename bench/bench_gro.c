@@ -9,17 +9,21 @@
  * Frames: Ethernet / IPv4 (DF) / TCP with timestamps (66 header bytes),
  * MSS 1448, 1514-byte frames; also TCP over IPv6 and UDP (voff only: DPDK
  * 22.11 has neither TCP6 nor USO-style UDP GRO).  Each flow's segments are
- * consecutive; flows are interleaved round-robin.  One "op" is one input
- * packet; the timed region is the library calls only (descriptor and mbuf
- * resets are outside it), for voff including popping the outputs (not
- * freeing them: that is the consumer's cost, and DPDK's figure leaves it
- * out as well).
+ * consecutive; flows are interleaved round-robin.  "1 flow" is 32 frames
+ * (the same 32 buffers every round, their headers hot in the cache); the
+ * *_ws4096 cases run 1, 4 or 64 flows over the 4096 distinct frames the
+ * 1024-flow case uses (bursts of 32 or 128, each flushed), so that their
+ * cost differs from the 1024-flow case's in the number of flows only.
+ * One "op" is one input packet; the timed region is the library calls only
+ * (descriptor and mbuf resets are outside it), for voff including popping
+ * the outputs (not freeing them: that is the consumer's cost, and DPDK's
+ * figure leaves it out as well).
  * A case's figure is the median over 7 runs of each run's fastest round.
  * voff trusts the checksums (DATA_VALID, as DPDK ignores them) except in
  * the *_verify cases, which check every TCP checksum in software.
  *
  * BENCH_GRO_ONLY=substring runs the matching cases only (=name: that case
- * only); BENCH_GRO_STATS=1 prints the engine's counters after each case;
+ * only; several terms separated by commas); BENCH_GRO_STATS=1 prints the engine's counters after each case;
  * BENCH_GRO_REPEAT=n runs n times as many rounds (for profilers).
  *
  */
@@ -630,6 +634,15 @@ static bool dpdk_init(int argc, char **argv)
 
 static const struct vcase vcases[] = {
 	{ "tcp4_1flow", P_TCP4, 1, 32, 32, false, true, false },
+	/*
+	 * The *_ws4096 cases walk the 1024-flow case's working set: 4096
+	 * distinct frames and descriptors, flushed after each burst as
+	 * above, so that only the number of flows differs from it.
+	 */
+	{ "tcp4_1flow_ws4096", P_TCP4, 1, 4096, 32, false, true, false },
+	{ "tcp4_4flows_ws4096", P_TCP4, 4, 1024, 128, false, true, false },
+	{ "tcp4_64flows_ws4096", P_TCP4, 64, 64, 128, false, true, false },
+	{ "tcp4_1flow_one_ws4096", P_TCP4, 1, 4096, 32, false, true, true },
 	{ "tcp4_1flow_128", P_TCP4, 1, 128, 128, false, true, false },
 	{ "tcp4_4flows", P_TCP4, 4, 32, 128, false, true, false },
 	{ "tcp4_64flows", P_TCP4, 64, 2, 128, false, true, false },
@@ -644,14 +657,19 @@ static const struct vcase vcases[] = {
 	{ "tcp4_1flow_copy_verify", P_TCP4, 1, 32, 32, true, false, false },
 	{ "tcp4_1flow_verify", P_TCP4, 1, 32, 32, true, true, false },
 	{ "tcp6_1flow", P_TCP6, 1, 32, 32, false, true, false },
+	{ "tcp6_1flow_ws4096", P_TCP6, 1, 4096, 32, false, true, false },
 	{ "tcp6_1024flows", P_TCP6, 1024, 4, 4096, false, true, false },
 	{ "udp4_1flow", P_UDP4, 1, 32, 32, false, true, false },
+	{ "udp4_1flow_ws4096", P_UDP4, 1, 4096, 32, false, true, false },
 	{ "udp4_1024flows", P_UDP4, 1024, 4, 4096, false, true, false },
 };
 
 #ifdef VOFF_HAVE_DPDK
 static const struct dcase dcases[] = {
 	{ "dpdk_tcp4_1flow", 1, 32, 32, false },
+	{ "dpdk_tcp4_1flow_ws4096", 1, 4096, 32, false },
+	{ "dpdk_tcp4_4flows_ws4096", 4, 1024, 128, false },
+	{ "dpdk_tcp4_64flows_ws4096", 64, 64, 128, false },
 	{ "dpdk_tcp4_1flow_128", 1, 128, 128, false },
 	{ "dpdk_tcp4_4flows", 4, 32, 128, false },
 	{ "dpdk_tcp4_64flows", 64, 2, 128, false },
@@ -659,14 +677,28 @@ static const struct dcase dcases[] = {
 };
 #endif
 
-/* Whether case @name is selected by BENCH_GRO_ONLY (@only, may be NULL). */
+/*
+ * Whether case @name is selected by BENCH_GRO_ONLY (@only, may be NULL):
+ * a comma-separated list of terms, each a substring or =name.
+ */
 static bool selected(const char *name, const char *only)
 {
 	if (!only)
 		return true;
-	if (only[0] == '=')
-		return !strcmp(name, only + 1);
-	return strstr(name, only) != NULL;
+	while (*only) {
+		size_t n = strcspn(only, ",");
+		bool exact = only[0] == '=';
+		const char *t = only + exact;
+		size_t tn = n - exact;
+
+		if (exact ? strlen(name) == tn && !strncmp(name, t, tn)
+			  : tn && memmem(name, strlen(name), t, tn))
+			return true;
+		only += n;
+		if (*only == ',')
+			only++;
+	}
+	return false;
 }
 
 int main(int argc, char **argv)

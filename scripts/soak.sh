@@ -190,6 +190,8 @@ ip netns exec "$A" python3 "$py" udp-client 10.83.0.2 5302 $((seed + 2)) "$t_end
 uc4=$!
 ip netns exec "$A" python3 "$py" udp-client fd83::2 5302 $((seed + 3)) "$t_end" >"$out/udps6.txt" &
 uc6=$!
+# Killed at exit too (lib_cleanup), when the soak is stopped early.
+lib_pids+=("$tc4" "$tc6" "$uc4" "$uc6")
 
 # iperf3 rounds until the end.
 (
@@ -211,6 +213,7 @@ uc6=$!
 	done >"$out/iperf.txt"
 ) &
 itr=$!
+lib_pids+=("$itr")
 
 # Pings keep the fault ports' receive and transmit busy.
 (

@@ -48,11 +48,12 @@
  * and it frees with one voff_pkt_free().  A head moves once into an engine
  * buffer when its own buffer lacks the tailroom; a receive pool with
  * super-packet room never pays that move.  Sg mode chains the segment
- * packets behind the head (head->next...) instead: no payload is touched,
- * and voff_gro_pop_sg() hands out an iovec list; it is what makes GRO
- * cheaper than the copy it saves (docs/bench-gro.md).  The output queue is
- * one list of packets in both modes; in sg mode a super-packet is a run of
- * gso_segs packets in it.
+ * packets to the flow instead, newest first (each new segment's next
+ * points to the one before, so a merge writes only the new segment's
+ * descriptor): no payload is touched, and voff_gro_pop_sg() hands out an
+ * iovec list, oldest first; it is what makes GRO cheaper than the copy it
+ * saves (docs/bench-gro.md).  The output queue is a ring of outputs (head
+ * and newest packet), with a list behind it for when the ring is full.
  *
  * Merge decisions read the flow entry only (its template of the head's
  * headers, or for a flow without one its copies of the head's L2, IP and
@@ -109,13 +110,24 @@ struct gro_layout {
 	_Alignas(16) uint64_t mask[GRO_TMPL_WORDS];
 };
 
+/*
+ * One queued output: its head and its newest packet (sg mode: segments
+ * are chained newest first, each one's next pointing to the one before,
+ * the head's to NULL; copy mode: the head again).
+ */
+struct gro_out {
+	struct voff_pkt *head;
+	struct voff_pkt *last;
+};
+
 struct voff_gro {
 	struct voff_gro_config cfg;
 	struct voff_pool *pool;
 	struct gro_flow *flows;
 	uint32_t *buckets;
 	uint32_t bucket_mask;
-	uint32_t free_idx;
+	uint32_t *free_stk;	/* free entry indices, the next one on top */
+	uint32_t free_top;
 	uint32_t oldest;
 	uint32_t newest;
 	uint32_t last;		/* flow of the latest lookup, a cache */
@@ -128,9 +140,19 @@ struct voff_gro {
 	const struct gro_layout *fast_lay;	/* its layout */
 	struct gro_layout lay[GRO_LAYOUTS];
 	unsigned int nflows;
-	struct voff_pkt *q_head;
-	struct voff_pkt *q_tail;
-	unsigned int q_len;		/* outputs (runs) queued */
+	/*
+	 * Output queue: a ring of outputs (enqueuing and finding an output
+	 * follow no descriptor), and behind it, when the ring is full, a
+	 * list of packets linked oldest first as super-packets leave (the
+	 * overflow; new outputs join it until it is empty again).
+	 */
+	struct gro_out *ring;
+	uint32_t ring_mask;
+	uint32_t q_r;			/* next output to take (free running) */
+	uint32_t q_w;			/* next free ring slot (free running) */
+	struct voff_pkt *ov_head;
+	struct voff_pkt *ov_tail;
+	unsigned int q_len;		/* outputs queued */
 	struct voff_gro_stats st;
 };
 
@@ -142,7 +164,9 @@ enum cls {
 	C_CAND,		/* candidate for merging */
 };
 
-static struct voff_pkt *pop_one(struct voff_gro *g);
+static unsigned int run_len(const struct voff_gro *g);
+static void take_out(struct voff_gro *g, struct voff_pkt **pkts,
+		     unsigned int n);
 static void tmpl_build(struct voff_gro *g, struct gro_flow *f,
 		       const struct gro_seg *s);
 
@@ -179,7 +203,7 @@ static int fill_config(struct voff_gro_config *c,
 int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 {
 	struct voff_gro *g;
-	uint32_t nb = 1;
+	uint32_t nb = 1, nr = 16;
 	int err;
 
 	if (!out)
@@ -201,15 +225,26 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	g->buckets = malloc(nb * sizeof(*g->buckets));
 	if (!g->buckets)
 		goto err_buckets;
+	g->free_stk = malloc(g->cfg.max_flows * sizeof(*g->free_stk));
+	if (!g->free_stk)
+		goto err_free_stk;
+	/* Room for a flush of every flow at once. */
+	while (nr < g->cfg.max_flows)
+		nr <<= 1;
+	g->ring = malloc(nr * sizeof(*g->ring));
+	if (!g->ring)
+		goto err_ring;
+	g->ring_mask = nr - 1;
 	err = voff_pool_new(&g->pool, g->cfg.pool_size, VOFF_PKT_SUPER_ROOM);
 	if (err)
 		goto err_pool;
 	g->bucket_mask = nb - 1;
 	for (uint32_t i = 0; i < nb; i++)
 		g->buckets[i] = GRO_NIL;
+	/* Entries are taken from the top: 0, 1, 2... at first. */
 	for (uint32_t i = 0; i < g->cfg.max_flows; i++)
-		g->flows[i].hnext = i + 1 < g->cfg.max_flows ? i + 1 : GRO_NIL;
-	g->free_idx = 0;
+		g->free_stk[i] = g->cfg.max_flows - 1 - i;
+	g->free_top = g->cfg.max_flows;
 	g->oldest = GRO_NIL;
 	g->newest = GRO_NIL;
 	g->last = GRO_NIL;
@@ -218,6 +253,10 @@ int voff_gro_new(struct voff_gro **out, const struct voff_gro_config *cfg)
 	return 0;
 
 err_pool:
+	free(g->ring);
+err_ring:
+	free(g->free_stk);
+err_free_stk:
 	free(g->buckets);
 err_buckets:
 	free(g->flows);
@@ -229,14 +268,20 @@ err_cfg:
 
 void voff_gro_free(struct voff_gro *gro)
 {
-	struct voff_pkt *p;
+	struct voff_pkt *p[VOFF_GRO_SG_MAX_SEGS];
 
 	if (!gro)
 		return;
 	voff_gro_flush_all(gro);
-	while ((p = pop_one(gro)))
-		voff_pkt_free(p);
+	while (gro->q_len) {
+		unsigned int n = run_len(gro);
+
+		take_out(gro, p, n);
+		voff_pkt_free_bulk(p, n);
+	}
 	voff_pool_free(gro->pool);
+	free(gro->ring);
+	free(gro->free_stk);
 	free(gro->buckets);
 	free(gro->flows);
 	free(gro);
@@ -378,7 +423,7 @@ static bool want_proto(const struct voff_gro *g, uint8_t proto, uint8_t *l4)
 }
 
 /* IPv4 header checksum of a 20-byte header, inline (see csum.h). */
-static bool ipv4_hdr_ok(const uint8_t *ip)
+static inline bool ipv4_hdr_ok(const uint8_t *ip)
 {
 	uint64_t a, b;
 	uint32_t c;
@@ -512,20 +557,6 @@ static uint32_t pseudo(const uint8_t *l3, uint8_t ver, uint8_t proto,
 	return voff_csum_pseudo_v6(l3 + 8, l3 + 24, proto, l4_len);
 }
 
-uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
-			   uint32_t l4_len)
-{
-	/* The key's first words are the addresses, as in the header. */
-	const uint8_t *a = (const uint8_t *)f->key;
-	uint32_t sum;
-
-	if (f->ver == 4)
-		sum = voff_csum_pseudo_v4(a, a + 4, proto, l4_len);
-	else
-		sum = voff_csum_pseudo_v6(a, a + 16, proto, l4_len);
-	return (uint16_t)~voff_csum_fold(sum);
-}
-
 static bool csum_trusted(const struct voff_pkt *pkt)
 {
 	return pkt->csum == VOFF_CSUM_VALID || pkt->csum == VOFF_CSUM_PARTIAL;
@@ -652,25 +683,49 @@ static void unlink_flow(struct voff_gro *g, struct gro_flow *f)
 	else
 		g->newest = f->older;
 	f->head = NULL;
-	f->hnext = g->free_idx;
-	g->free_idx = idx;
+	g->free_stk[g->free_top++] = idx;
 	g->nflows--;
 }
 
 /*
- * Append the run @first..@last (linked by next) as one output.  The queue
- * is one list of packets; in sg mode a super-packet is its head followed
- * by its gso_segs - 1 segment packets.
+ * Append the overflow list with the output @head .. @last (the chain
+ * newest first, see struct gro_out), turned oldest first: only when the
+ * ring is full.
  */
-static void enqueue(struct voff_gro *g, struct voff_pkt *first,
+static __attribute__((noinline)) void enqueue_ov(struct voff_gro *g,
+						 struct voff_pkt *head,
+						 struct voff_pkt *last)
+{
+	struct voff_pkt *p = last, *fwd = NULL;
+
+	while (p != head) {
+		struct voff_pkt *older = p->next;
+
+		p->next = fwd;
+		fwd = p;
+		p = older;
+	}
+	head->next = fwd;
+	last->next = NULL;
+	if (g->ov_tail)
+		g->ov_tail->next = head;
+	else
+		g->ov_head = head;
+	g->ov_tail = last;
+}
+
+/* Queue the output @head .. @last (see struct gro_out). */
+static void enqueue(struct voff_gro *g, struct voff_pkt *head,
 		    struct voff_pkt *last)
 {
-	last->next = NULL;
-	if (g->q_tail)
-		g->q_tail->next = first;
-	else
-		g->q_head = first;
-	g->q_tail = last;
+	if (!g->ov_head && g->q_w - g->q_r <= g->ring_mask) {
+		struct gro_out *o = &g->ring[g->q_w++ & g->ring_mask];
+
+		o->head = head;
+		o->last = last;
+	} else {
+		enqueue_ov(g, head, last);
+	}
 	g->q_len++;
 	g->st.out++;
 }
@@ -707,7 +762,8 @@ static void finish_super(struct voff_gro *g, const struct gro_flow *f,
 	g->st.out_merged++;
 }
 
-static void flush_flow(struct voff_gro *g, struct gro_flow *f)
+/* Write @f's head as an output and queue it; the entry stays as it is. */
+static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
 {
 	struct voff_pkt *hd = f->head;
 
@@ -725,8 +781,13 @@ static void flush_flow(struct voff_gro *g, struct gro_flow *f)
 		if (f->verified && hd->csum == VOFF_CSUM_NONE)
 			hd->csum = VOFF_CSUM_VALID;
 	}
-	unlink_flow(g, f);
 	enqueue(g, hd, g->cfg.sg ? f->tail : hd);
+}
+
+static void flush_flow(struct voff_gro *g, struct gro_flow *f)
+{
+	emit_flow(g, f);
+	unlink_flow(g, f);
 }
 
 /* Flush every held flow with the addresses and protocol of @key. */
@@ -755,9 +816,10 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 		flush_flow(g, &g->flows[g->oldest]);
 		g->st.evicted++;
 	}
-	idx = g->free_idx;
+	/* A stack of indices: taking an entry reads nothing of it (its
+	 * lines are only written here, the stores need not wait). */
+	idx = g->free_stk[--g->free_top];
 	f = &g->flows[idx];
-	g->free_idx = f->hnext;
 	g->nflows++;
 	f->hash = h;
 	f->hnext = g->buckets[h & g->bucket_mask];
@@ -772,7 +834,11 @@ static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
 	else
 		g->oldest = idx;
 	g->newest = idx;
-	memcpy(f->key, key, kl * sizeof(*key));
+	/* Fixed sizes: a variable one is a libc call. */
+	if (kl == 2)
+		memcpy(f->key, key, 2 * sizeof(*key));
+	else
+		memcpy(f->key, key, GRO_KEY_WORDS * sizeof(*key));
 	f->key_len = (uint8_t)kl;
 	g->last = idx;
 	return f;
@@ -827,6 +893,7 @@ static bool make_room(struct voff_gro *g, struct gro_flow *f, uint32_t n)
 	np->len = old->len;
 	voff_pkt_copy_meta(np, old);
 	voff_pkt_free(old);
+	np->next = NULL;
 	f->head = np;
 	f->tail = np;
 	return voff_pkt_tailroom(np) >= n;
@@ -862,14 +929,16 @@ static enum merge_res merge_copy(struct voff_gro *g, struct gro_flow *f,
 	return M_DONE;
 }
 
-/* Sg mode: chain @pkt behind the head; its headers equal the head's. */
+/*
+ * Sg mode: chain @pkt to the flow (its headers equal the head's), newest
+ * first: only @pkt's descriptor is written, not the cold one before it.
+ */
 static enum merge_res merge_chain(struct gro_flow *f, struct voff_pkt *pkt,
 				  const struct gro_seg *s)
 {
 	if (!csum_trusted(pkt) && !l4_csum_ok(s))
 		return M_BAD_CSUM;
-	f->tail->next = pkt;
-	pkt->next = NULL;
+	pkt->next = f->tail;
 	f->tail = pkt;
 	return M_DONE;
 }
@@ -1175,8 +1244,7 @@ static inline bool fast_merge(struct voff_gro *g, struct gro_flow *f,
 	if (expired(g, f, now_ns))
 		return false;
 	if (g->cfg.sg) {
-		f->tail->next = pkt;
-		pkt->next = NULL;
+		pkt->next = f->tail;
 		f->tail = pkt;
 	} else {
 		struct voff_pkt *hd = f->head;
@@ -1457,8 +1525,7 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
  * The burst is walked with a prefetch pipeline: PF_DIST frames ahead the
  * frame's header lines are fetched; PF_DIST / 2 ahead its key words are
  * hashed for the layout last seen and the bucket fetched; PF_DIST / 4
- * ahead the first entry of that bucket, PF_DIST / 8 ahead the descriptor
- * that entry's chain ends with.  By the time a frame's turn comes
+ * ahead the first entry of that bucket.  By the time a frame's turn comes
  * its header, bucket and (most likely) flow entry are in the cache, and
  * its hash is known.  A hash computed ahead is used only if no layout
  * changed meanwhile (lay_gen).  While frames continue the flow of the one
@@ -1533,15 +1600,6 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 					__builtin_prefetch(e + 128);
 				}
 			}
-			/* Two ahead, the entry is in: the chain's tail (sg
-			 * mode writes its next pointer). */
-			if (k - 2 < n && lr[(k - 2) % PF_RING] >= 0) {
-				uint32_t b = gro->buckets[hr[(k - 2) % PF_RING] &
-							  gro->bucket_mask];
-
-				if (b != GRO_NIL && gro->flows[b].head)
-					__builtin_prefetch(gro->flows[b].tail, 1);
-			}
 		}
 		if (lr[i % PF_RING] >= 0 && gr[i % PF_RING] == gro->lay_gen) {
 			lay = lr[i % PF_RING];
@@ -1556,12 +1614,19 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 
 /* ---- flushing and output ------------------------------------------------ */
 
+/*
+ * Every flow leaves, oldest first.  The entries are not unlinked one by
+ * one (that writes their neighbours in the hash chains and the age list,
+ * cold entries when many flows are held): each one's bucket is emptied,
+ * and the lists and layout counts are reset at the end.
+ */
 unsigned int voff_gro_flush_all(struct voff_gro *gro)
 {
 	unsigned int n = 0;
+	uint32_t i = gro->oldest;
 
-	while (gro->oldest != GRO_NIL) {
-		struct gro_flow *f = &gro->flows[gro->oldest];
+	while (i != GRO_NIL) {
+		struct gro_flow *f = &gro->flows[i];
 
 		/* The next entry came in the last round: fetch its head's
 		 * descriptor and the entry after it. */
@@ -1572,9 +1637,20 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 			if (nf->newer != GRO_NIL)
 				__builtin_prefetch(&gro->flows[nf->newer], 1);
 		}
-		flush_flow(gro, f);
+		emit_flow(gro, f);
+		gro->buckets[f->hash & gro->bucket_mask] = GRO_NIL;
+		f->head = NULL;
+		f->lay = 0;
+		gro->free_stk[gro->free_top++] = i;
+		i = f->newer;
 		n++;
 	}
+	for (unsigned int l = 0; l < gro->nlay; l++)
+		gro->lay[l].refs = 0;
+	gro->oldest = GRO_NIL;
+	gro->newest = GRO_NIL;
+	gro->fast_last = GRO_NIL;
+	gro->nflows = 0;
 	return n;
 }
 
@@ -1592,51 +1668,122 @@ unsigned int voff_gro_flush(struct voff_gro *gro, uint64_t now_ns)
 	return n;
 }
 
-/* Take the first packet of the queue (one packet, not a run). */
-static struct voff_pkt *pop_one(struct voff_gro *g)
+/* The head of the output the queue starts with, or NULL. */
+static struct voff_pkt *q_first(const struct voff_gro *g)
 {
-	struct voff_pkt *p = g->q_head;
-
-	if (!p)
-		return NULL;
-	g->q_head = p->next;
-	if (!g->q_head)
-		g->q_tail = NULL;
-	p->next = NULL;
-	return p;
+	if (g->q_r != g->q_w)
+		return g->ring[g->q_r & g->ring_mask].head;
+	return g->ov_head;
 }
 
-/* Packets of the run starting the queue. */
+/* Packets of the output the queue starts with (it is not empty). */
 static unsigned int run_len(const struct voff_gro *g)
 {
-	const struct voff_pkt *p = g->q_head;
+	const struct voff_pkt *p = q_first(g);
 
 	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
+}
+
+/*
+ * Take the first output (@n = run_len() packets) into @pkts, head first,
+ * each packet's next cleared; with @iov, also describe packet i's bytes
+ * in @iov[i] (after @pay_off but for the head's) and add them to *@len,
+ * in the same walk: the walk is a chain of dependent loads, the rest of
+ * the work overlaps it.
+ */
+static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
+				unsigned int n, struct iovec *iov,
+				uint16_t pay_off, size_t *len)
+{
+	struct voff_pkt *p;
+
+	g->q_len--;
+	if (g->q_r != g->q_w) {
+		const struct gro_out *o = &g->ring[g->q_r++ & g->ring_mask];
+
+		/*
+		 * The segments from the newest down to the second; the head
+		 * comes from the ring (its next is NULL already), so the
+		 * walk has one dependent load less.
+		 */
+		p = o->last;
+		for (unsigned int i = n - 1; i > 0; i--) {
+			struct voff_pkt *older = p->next;
+
+			pkts[i] = p;
+			p->next = NULL;
+			if (iov) {
+				iov[i].iov_base = voff_pkt_data(p) + pay_off;
+				iov[i].iov_len = p->len - pay_off;
+				*len += p->len - pay_off;
+			}
+			p = older;
+		}
+		p = o->head;
+		pkts[0] = p;
+		if (iov) {
+			iov[0].iov_base = voff_pkt_data(p);
+			iov[0].iov_len = p->len;
+			*len += p->len;
+		}
+		/* Two outputs ahead: the descriptors this reads first. */
+		if (g->q_w - g->q_r >= 2) {
+			const struct gro_out *o2 = &g->ring[(g->q_r + 1) &
+							    g->ring_mask];
+
+			__builtin_prefetch(o2->head);
+			__builtin_prefetch(&o2->last->next);
+		}
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		p = g->ov_head;
+		g->ov_head = p->next;
+		p->next = NULL;
+		pkts[i] = p;
+	}
+	if (!g->ov_head)
+		g->ov_tail = NULL;
+	for (unsigned int i = 0; iov && i < n; i++) {
+		uint32_t skip = i ? pay_off : 0;
+
+		iov[i].iov_base = voff_pkt_data(pkts[i]) + skip;
+		iov[i].iov_len = pkts[i]->len - skip;
+		*len += pkts[i]->len - skip;
+	}
+}
+
+static void take_out(struct voff_gro *g, struct voff_pkt **pkts,
+		     unsigned int n)
+{
+	take_out_iov(g, pkts, n, NULL, 0, NULL);
 }
 
 /* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
 static struct voff_pkt *linearize(struct voff_gro *g)
 {
-	struct voff_pkt *hd = g->q_head, *np;
+	struct voff_pkt *seg[VOFF_GRO_SG_MAX_SEGS], *hd, *np;
 	unsigned int n = run_len(g);
-	uint16_t pay_off = hd->payload_off;
+	uint16_t pay_off;
 
 	if (voff_pkt_alloc(g->pool, &np) != 0) {
 		g->st.no_buffer++;
 		return NULL;
 	}
+	take_out(g, seg, n);
+	hd = seg[0];
+	pay_off = hd->payload_off;
 	memcpy(voff_pkt_data(np), voff_pkt_data(hd), hd->len);
 	np->len = hd->len;
 	voff_pkt_copy_meta(np, hd);
-	voff_pkt_free(pop_one(g));
 	for (unsigned int i = 1; i < n; i++) {
-		struct voff_pkt *p = pop_one(g);
+		struct voff_pkt *p = seg[i];
 
 		memcpy(voff_pkt_data(np) + np->len, voff_pkt_data(p) + pay_off,
 		       p->len - pay_off);
 		np->len += p->len - pay_off;
-		voff_pkt_free(p);
 	}
+	voff_pkt_free_bulk(seg, n);
 	return np;
 }
 
@@ -1644,44 +1791,29 @@ struct voff_pkt *voff_gro_pop(struct voff_gro *gro)
 {
 	struct voff_pkt *p;
 
-	if (!gro->q_head)
+	if (!gro->q_len)
 		return NULL;
-	p = run_len(gro) > 1 ? linearize(gro) : pop_one(gro);
-	if (p)
-		gro->q_len--;
+	if (run_len(gro) > 1)
+		return linearize(gro);
+	take_out(gro, &p, 1);
 	return p;
 }
 
 int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 		    struct voff_pkt **pkts, unsigned int cap)
 {
-	struct voff_pkt *p = gro->q_head;
-	struct iovec *iov;
 	unsigned int n;
-	uint16_t pay_off;
 
-	if (!p)
+	if (!gro->q_len)
 		return 0;
 	n = run_len(gro);
 	if (n > cap || sg->cap - sg->n < n)
 		return -ENOSPC;
-	pay_off = p->payload_off;
-	gro->q_len--;
 	/* One entry per packet, filled here: voff_sg_add() per segment
 	 * costs more than the rest of taking the output. */
-	iov = sg->iov + sg->n;
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t skip = i ? pay_off : 0;
-
-		p = pop_one(gro);
-		pkts[i] = p;
-		iov[i].iov_base = voff_pkt_data(p) + skip;
-		iov[i].iov_len = p->len - skip;
-		sg->len += p->len - skip;
-	}
+	take_out_iov(gro, pkts, n, sg->iov + sg->n, q_first(gro)->payload_off,
+		     &sg->len);
 	sg->n += n;
-	if (gro->q_head)
-		__builtin_prefetch(gro->q_head);
 	return (int)n;
 }
 
@@ -1689,7 +1821,7 @@ unsigned int voff_gro_drain(struct voff_gro *gro, struct voff_batch *b)
 {
 	unsigned int n = 0;
 
-	while (gro->q_head && voff_batch_space(b)) {
+	while (gro->q_len && voff_batch_space(b)) {
 		struct voff_pkt *p = voff_gro_pop(gro);
 
 		if (!p)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <voff/csum.h>
 #include <voff/pkt.h>
 
 enum gro_l4 {
@@ -81,8 +82,7 @@ struct gro_seg {
 /**
  * struct gro_flow - a flow table entry (one held head packet)
  * @hash:	flow hash
- * @hnext:	next entry index in the hash chain (or the free list), or
- *		GRO_NIL
+ * @hnext:	next entry index in the hash chain, or GRO_NIL
  * @lay:	fast path: 1 + index of the template's layout in the engine,
  *		0 = no template
  * @idmode:	enum gro_idmode
@@ -95,7 +95,8 @@ struct gro_seg {
  *		ID and checksum (native order, unfolded)
  * @older, @newer: neighbours in the age list (GRO_NIL at the ends)
  * @head:	the held packet (first segment, payload of later ones appended)
- * @tail:	sg mode: last packet of the chain head->next->...; else @head
+ * @tail:	sg mode: the newest packet of the chain, which runs newest
+ *		first through next to @head (whose next is NULL); else @head
  * @hprev:	previous entry index in the hash chain, GRO_NIL for the first
  * @start_ns:	time the head was taken (its age)
  * @tmpl:	fast path: the head's header block as 8-byte words, AND-ed
@@ -286,11 +287,30 @@ static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
  * @proto:	6 or 17
  * @l4_len:	L4 length (header and payload)
  *
+ * Inline, in 8-byte words: it runs once per super-packet, and two calls
+ * into csum.c cost more than the sum.
+ *
  * Return: the checksum field value (memory order): the folded pseudo-header
  * sum, not complemented, as the kernel's CHECKSUM_PARTIAL expects.
  */
-uint16_t voff__gro_l4_seed(const struct gro_flow *f, uint8_t proto,
-			   uint32_t l4_len);
+static inline uint16_t voff__gro_l4_seed(const struct gro_flow *f,
+					 uint8_t proto, uint32_t l4_len)
+{
+	/* The key's first words are the addresses, loaded from the header. */
+	unsigned int n = f->ver == 4 ? 1 : 4;
+	const uint8_t t[8] = { 0, 0, 0, proto, (uint8_t)(l4_len >> 24),
+			       (uint8_t)(l4_len >> 16), (uint8_t)(l4_len >> 8),
+			       (uint8_t)l4_len };
+	uint64_t sum = 0, w;
+
+	for (unsigned int i = 0; i < n; i++)
+		sum += (f->key[i] & 0xFFFFFFFFu) + (f->key[i] >> 32);
+	memcpy(&w, t, 8);
+	sum += (w & 0xFFFFFFFFu) + (w >> 32);
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	return (uint16_t)~voff_csum_fold((uint32_t)sum);
+}
 
 struct voff_gro;
 

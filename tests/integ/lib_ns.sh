@@ -42,6 +42,9 @@ lib_cleanup() {
 	rm -rf "$LIB_TMP"
 }
 trap lib_cleanup EXIT
+# A test stopped by a signal cleans up too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # ns_require TOOL... - skip (77) unless root, with every tool and a netns
 ns_require() {

@@ -973,6 +973,50 @@ static void t_evict_oldest(void)
 	run_fini(&R);
 }
 
+/*
+ * More outputs than the output ring holds (16 with two flows) pile up
+ * without a pop: the rest wait in the list behind the ring, and every
+ * output still leaves in order, whole; after the queue emptied, the ring
+ * is used again.
+ */
+static void t_queue_overflow(void)
+{
+	struct voff_gro_config cfg = { .max_flows = 2 };
+	struct voff_gro_stats st;
+	int collected = 0;
+
+	setup(&cfg);
+	for (int i = 0; i < 40; i++) {
+		for (int k = 0; k < 3; k++)
+			run_feed(&R, &(struct sp){ .seq = 1 + 100 * (uint32_t)k,
+						   .len = 100,
+						   .id = (uint16_t)k,
+						   .sport = (uint16_t)(10 + i) },
+				 0);
+		CHECK_EQ(R.last_rc, VOFF_GRO_MERGED);
+		/* Flow i's first frame evicted flow i - 2. */
+		CHECK_EQ(voff_gro_pending(R.g), i < 2 ? 0 : i - 1 - collected);
+		if (i == 29) {
+			run_collect(&R);
+			CHECK_EQ(R.n, 28);
+			collected = 28;
+		}
+	}
+	run_end(&R);
+	CHECK_EQ(R.n, 40);
+	for (int i = 0; i < 40; i++) {
+		CHECK_EQ(R.out[i].d[35], 10 + i);
+		CHECK_EQ(R.out[i].gso_segs, 3);
+		CHECK_EQ(R.out[i].len, 14 + 20 + 20 + 300);
+		CHECK_EQ(R.out[i].passed, false);
+	}
+	voff_gro_stats(R.g, &st);
+	CHECK_EQ(st.evicted, 38);
+	CHECK_EQ(st.out, 40);
+	CHECK_EQ(st.out_merged, 40);
+	run_fini(&R);
+}
+
 /* Non-IP, ICMP and too-short frames pass without touching flows. */
 static void t_not_ours(void)
 {
@@ -1248,6 +1292,7 @@ CHECK_MAIN(CHECK_TEST(t_merge_v4), CHECK_TEST(t_merge_v6),
 	   CHECK_TEST(t_udp_bad_csum), CHECK_TEST(t_udp_ttl),
 	   CHECK_TEST(t_udp_disabled), CHECK_TEST(t_flush_timeout),
 	   CHECK_TEST(t_batch_end), CHECK_TEST(t_evict_oldest),
+	   CHECK_TEST(t_queue_overflow),
 	   CHECK_TEST(t_not_ours), CHECK_TEST(t_gso_input),
 	   CHECK_TEST(t_in_place), CHECK_TEST(t_vnet_header),
 	   CHECK_TEST(t_drain), CHECK_TEST(t_no_buffer),
