@@ -252,7 +252,9 @@ struct voff_gso_frame {
  * aligned as its loads; frame starts therefore have no fixed alignment.
  * The gaps (0 to VOFF_GSO_PACK_ALIGN - 1 bytes) are left unwritten.  The
  * layout depends only on the plan, the address of @area and that of the
- * super-packet's data.  The whole output is one run of memory walked in address
+ * super-packet's data; the bytes it spans, frames[n - 1].off +
+ * frames[n - 1].len, are the least @area_size that succeeds at this
+ * address.  The whole output is one run of memory written in address
  * order, cheaper to write than buffers scattered over a pool, and ready to
  * be described by iovecs (sendmmsg(), io_uring) or copied into a ring.
  *
