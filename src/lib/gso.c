@@ -408,11 +408,18 @@ static void mid_init(const struct gso_plan *p, struct gso_mid *m)
 	seg_range(p, 1, &s);
 	memcpy(m->hdr, p->data, p->hdr_len);
 	fix_segment(p, &s);
-	sum = voff_csum(l4, p->hdr_len - p->l4_off, 0);
-	sum = voff_csum_sub(sum, gso_word(l4 + p->l4->csum_offset));
-	if (p->l4->seq_at) {
-		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->seq_at));
-		sum = voff_csum_sub(sum, gso_word(l4 + p->l4->seq_at + 2));
+	/*
+	 * The shared words are in l4_base; add the fixed output's words
+	 * that change, but for the checksum and sequence number.
+	 */
+	sum = p->l4_base;
+	for (int k = 0; k < p->l4->n_var; k++) {
+		uint8_t at = p->l4->var[k];
+
+		if (at == p->l4->csum_offset ||
+		    (p->l4->seq_at && (unsigned int)(at - p->l4->seq_at) < 4))
+			continue;
+		sum = voff_csum_add(sum, gso_word(l4 + at));
 	}
 	m->l4_sum = voff_csum_add(sum, voff_csum_add(p->pseudo_base,
 		gso_be16_word(p->hdr_len - p->l4_off + s.plen)));
@@ -697,6 +704,16 @@ int voff_gso_segment_batch(const struct voff_pkt *pkt,
  * @fr NULL only the size is checked (so that a failure writes nothing).
  * Return: bytes the frames span, or 0 when they pass @size.
  */
+/* Bytes between @end and frame @i's start under that rule. */
+static inline size_t pack_gap(const struct gso_plan *p, const uint8_t *area,
+			      size_t end, uint32_t i, uint32_t lead)
+{
+	uintptr_t want = (uintptr_t)p->data + i * p->unit + lead;
+
+	return (size_t)(want - ((uintptr_t)area + end)) &
+	       (VOFF_GSO_PACK_ALIGN - 1);
+}
+
 static size_t pack_layout(const struct gso_plan *p, const uint8_t *area,
 			  size_t size, struct voff_gso_frame *fr)
 {
@@ -710,9 +727,7 @@ static size_t pack_layout(const struct gso_plan *p, const uint8_t *area,
 		uint32_t off = i * p->unit;
 		uint32_t plen = p->pay_len - off < p->unit ? p->pay_len - off
 							   : p->unit;
-		uintptr_t want = (uintptr_t)p->data + off + lead;
-		size_t gap = (size_t)(want - ((uintptr_t)area + end)) &
-			     (VOFF_GSO_PACK_ALIGN - 1);
+		size_t gap = pack_gap(p, area, end, i, lead);
 
 		if (gap + base + plen > size - end)
 			return 0;
@@ -726,6 +741,29 @@ static size_t pack_layout(const struct gso_plan *p, const uint8_t *area,
 		end += base + plen;
 	}
 	return end;
+}
+
+/*
+ * Lay out and cut the frames of a plan without UFO in one pass: each
+ * frame's place (pack_layout()'s rule, the area already known to be large
+ * enough) is taken as the previous one is written, so the layout costs no
+ * loop of its own.
+ */
+static void pack_cut(const struct gso_plan *p, const struct gso_mid *m,
+		     uint8_t *area, struct voff_gso_frame *fr)
+{
+	size_t end = 0;
+
+	for (uint32_t i = 0; i < p->nseg; i++) {
+		uint32_t len;
+
+		end += pack_gap(p, area, end, i, 0);
+		len = cut_one_at(p, m, area + end, i);
+		fr[i].off = (uint32_t)end;
+		fr[i].len = len;
+		fr[i].hdr_len = p->hdr_len;
+		end += len;
+	}
 }
 
 int voff_gso_segment_packed(const struct voff_pkt *pkt,
@@ -753,16 +791,15 @@ int voff_gso_segment_packed(const struct voff_pkt *pkt,
 	bound = (size_t)in.segs * (in.max_len + VOFF_GSO_PACK_ALIGN - 1);
 	if (area_size < bound && !pack_layout(&p, area, area_size, NULL))
 		return -ENOSPC;
-	pack_layout(&p, area, area_size, frames);
 	if (p.l4->ufo) {
 		uint16_t udp_check = voff__gso_ufo_udp_csum(&p);
 
+		pack_layout(&p, area, area_size, frames);
 		for (uint32_t i = 0; i < in.segs; i++)
 			cut_ufo_at(&p, area + frames[i].off, i, udp_check);
 	} else {
 		mid_init(&p, &m);
-		for (uint32_t i = 0; i < in.segs; i++)
-			cut_one_at(&p, &m, area + frames[i].off, i);
+		pack_cut(&p, &m, area, frames);
 	}
 	if (info)
 		*info = in;
