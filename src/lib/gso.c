@@ -25,6 +25,7 @@
  * super-packets.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <voff/csum.h>
@@ -234,6 +235,26 @@ static void plan_sums(struct gso_plan *p)
 	p->l4_base = sum;
 }
 
+/*
+ * The routine voff_csum_copy() dispatches to: the first usable variant,
+ * the same choice csum_simd.c makes, cached here so that the segment loop
+ * calls it directly.
+ */
+static voff__csum_copy_fn gso_copy_fn(void)
+{
+	static _Atomic(voff__csum_copy_fn) fn;
+	voff__csum_copy_fn f = atomic_load_explicit(&fn, memory_order_relaxed);
+	const struct voff__csum_variant *v;
+	unsigned int i = 0;
+
+	if (f)
+		return f;
+	while (!(v = voff__csum_variant(i))->usable())
+		i++;
+	atomic_store_explicit(&fn, v->copy, memory_order_relaxed);
+	return v->copy;
+}
+
 static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
 		     const struct voff_gso_opts *opts)
 {
@@ -273,6 +294,8 @@ static int plan_init(struct gso_plan *p, const struct voff_pkt *pkt,
 		return VOFF_E_GSO_CSUM;
 	p->id_step = 1;
 	p->unit = p->mss;
+	if (p->mode == VOFF_GSO_CSUM_FULL)
+		p->copy = gso_copy_fn();
 	if (p->l4->ufo)
 		return voff__gso_ufo_plan(p);
 	plan_sums(p);
@@ -574,7 +597,7 @@ static inline uint32_t cut_one_at(const struct gso_plan *p,
 	s.paysum = 0;
 	copy_hdr(d, mid ? m->hdr : p->data, p->hdr_len);
 	if (p->mode == VOFF_GSO_CSUM_FULL)
-		s.paysum = voff_csum_copy(d + p->hdr_len, src, s.plen, 0);
+		s.paysum = p->copy(d + p->hdr_len, src, s.plen, 0);
 	else
 		memcpy(d + p->hdr_len, src, s.plen);
 	if (mid)

@@ -16,6 +16,8 @@
 #include <voff/csum.h>
 #include <voff/gso.h>
 
+#include "csum_int.h"
+
 /* Byte-order helpers over unaligned wire bytes. */
 static inline uint16_t gso_get16(const uint8_t *p)
 {
@@ -136,6 +138,8 @@ struct gso_l4;
  *		per segment (struct gso_l4 @var)
  * @seq:	TCP: the super-packet's sequence number
  * @th_off_flags: TCP: its data offset byte and flags byte, as one word
+ * @copy:	full mode: the fused copy and sum voff_csum_copy() would
+ *		run, looked up once per call instead of once per output
  */
 struct gso_plan {
 	const uint8_t *data;
@@ -162,6 +166,7 @@ struct gso_plan {
 	uint32_t l4_base;
 	uint32_t seq;
 	uint16_t th_off_flags;
+	voff__csum_copy_fn copy;
 };
 
 /**
