@@ -163,6 +163,14 @@ static inline __m512i avx512_swap16(__m512i v)
 			       _mm512_srli_epi16(v, 8));
 }
 
+/* One vector into the AVX-512 loops' accumulators (see below). */
+__attribute__((target("avx512f,avx512bw")))
+static inline void avx512_acc(__m512i *a, __m512i *h, __m512i v)
+{
+	*a = _mm512_add_epi64(*a, v);
+	*h = _mm512_add_epi64(*h, _mm512_srli_epi64(v, 32));
+}
+
 /*
  * The 32-bit word sum of the AVX-512 loops, folded to 32 bits.  The loops
  * add whole 64-bit lanes into @a0/@a1 (wrapping modulo 2^64) and only the
@@ -227,14 +235,10 @@ static uint32_t avx512_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
 		_mm512_storeu_si512(d + 64, v1);
 		_mm512_storeu_si512(d + 128, v2);
 		_mm512_storeu_si512(d + 192, v3);
-		a0 = _mm512_add_epi64(a0, v0);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(v0, 32));
-		a1 = _mm512_add_epi64(a1, v1);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(v1, 32));
-		a0 = _mm512_add_epi64(a0, v2);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(v2, 32));
-		a1 = _mm512_add_epi64(a1, v3);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(v3, 32));
+		avx512_acc(&a0, &h0, v0);
+		avx512_acc(&a1, &h1, v1);
+		avx512_acc(&a0, &h0, v2);
+		avx512_acc(&a1, &h1, v3);
 		s += 256;
 		d += 256;
 		len -= 256;
@@ -242,8 +246,7 @@ static uint32_t avx512_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
 	while (len >= 64) {
 		v = _mm512_loadu_si512(s);
 		_mm512_storeu_si512(d, v);
-		a0 = _mm512_add_epi64(a0, v);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(v, 32));
+		avx512_acc(&a0, &h0, v);
 		s += 64;
 		d += 64;
 		len -= 64;
@@ -253,8 +256,7 @@ static uint32_t avx512_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
 		m = low_bits(len);
 		v = _mm512_maskz_loadu_epi8(m, s);
 		_mm512_mask_storeu_epi8(d, m, v);
-		a1 = _mm512_add_epi64(a1, v);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(v, 32));
+		avx512_acc(&a1, &h1, v);
 	}
 	return voff_csum_block_add(sum, avx512_lanes_sum(a0, a1, h0, h1),
 				   head);
@@ -305,28 +307,22 @@ static uint32_t avx512_sum_chunk(const uint8_t *p, size_t len, uint32_t sum)
 		__m512i v2 = _mm512_loadu_si512(p + 128);
 		__m512i v3 = _mm512_loadu_si512(p + 192);
 
-		a0 = _mm512_add_epi64(a0, v0);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(v0, 32));
-		a1 = _mm512_add_epi64(a1, v1);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(v1, 32));
-		a0 = _mm512_add_epi64(a0, v2);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(v2, 32));
-		a1 = _mm512_add_epi64(a1, v3);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(v3, 32));
+		avx512_acc(&a0, &h0, v0);
+		avx512_acc(&a1, &h1, v1);
+		avx512_acc(&a0, &h0, v2);
+		avx512_acc(&a1, &h1, v3);
 		p += 256;
 		len -= 256;
 	}
 	while (len >= 64) {
 		v = _mm512_loadu_si512(p);
-		a0 = _mm512_add_epi64(a0, v);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(v, 32));
+		avx512_acc(&a0, &h0, v);
 		p += 64;
 		len -= 64;
 	}
 	if (len) {
 		v = _mm512_maskz_loadu_epi8(low_bits(len), p);
-		a1 = _mm512_add_epi64(a1, v);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(v, 32));
+		avx512_acc(&a1, &h1, v);
 	}
 	return voff_csum_block_add(sum, avx512_lanes_sum(a0, a1, h0, h1),
 				   head);
@@ -364,6 +360,14 @@ static uint32_t avx2_reduce(__m256i a)
 	return lanes_fold(l, 4);
 }
 
+/* As avx512_acc(), for the AVX2 loops. */
+__attribute__((target("avx2")))
+static inline void avx2_acc(__m256i *a, __m256i *h, __m256i v)
+{
+	*a = _mm256_add_epi64(*a, v);
+	*h = _mm256_add_epi64(*h, _mm256_srli_epi64(v, 32));
+}
+
 /* As avx512_lanes_sum(), for the AVX2 loops' 64-bit lanes. */
 __attribute__((target("avx2")))
 static inline uint32_t avx2_lanes_sum(__m256i a0, __m256i a1, __m256i h0,
@@ -391,22 +395,17 @@ static uint32_t avx2_body(const uint8_t *p, size_t n, size_t *done)
 		__m256i v2 = _mm256_loadu_si256((const __m256i *)(p + 64));
 		__m256i v3 = _mm256_loadu_si256((const __m256i *)(p + 96));
 
-		a0 = _mm256_add_epi64(a0, v0);
-		h0 = _mm256_add_epi64(h0, _mm256_srli_epi64(v0, 32));
-		a1 = _mm256_add_epi64(a1, v1);
-		h1 = _mm256_add_epi64(h1, _mm256_srli_epi64(v1, 32));
-		a0 = _mm256_add_epi64(a0, v2);
-		h0 = _mm256_add_epi64(h0, _mm256_srli_epi64(v2, 32));
-		a1 = _mm256_add_epi64(a1, v3);
-		h1 = _mm256_add_epi64(h1, _mm256_srli_epi64(v3, 32));
+		avx2_acc(&a0, &h0, v0);
+		avx2_acc(&a1, &h1, v1);
+		avx2_acc(&a0, &h0, v2);
+		avx2_acc(&a1, &h1, v3);
 		p += 128;
 		n -= 128;
 	}
 	while (n >= 32) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)p);
 
-		a0 = _mm256_add_epi64(a0, v);
-		h0 = _mm256_add_epi64(h0, _mm256_srli_epi64(v, 32));
+		avx2_acc(&a0, &h0, v);
 		p += 32;
 		n -= 32;
 	}
@@ -464,14 +463,10 @@ static uint32_t avx2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
 		_mm256_storeu_si256((__m256i *)(d + 32), v1);
 		_mm256_storeu_si256((__m256i *)(d + 64), v2);
 		_mm256_storeu_si256((__m256i *)(d + 96), v3);
-		a0 = _mm256_add_epi64(a0, v0);
-		h0 = _mm256_add_epi64(h0, _mm256_srli_epi64(v0, 32));
-		a1 = _mm256_add_epi64(a1, v1);
-		h1 = _mm256_add_epi64(h1, _mm256_srli_epi64(v1, 32));
-		a0 = _mm256_add_epi64(a0, v2);
-		h0 = _mm256_add_epi64(h0, _mm256_srli_epi64(v2, 32));
-		a1 = _mm256_add_epi64(a1, v3);
-		h1 = _mm256_add_epi64(h1, _mm256_srli_epi64(v3, 32));
+		avx2_acc(&a0, &h0, v0);
+		avx2_acc(&a1, &h1, v1);
+		avx2_acc(&a0, &h0, v2);
+		avx2_acc(&a1, &h1, v3);
 		s += 128;
 		d += 128;
 		len -= 128;
@@ -479,8 +474,7 @@ static uint32_t avx2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
 	while (len >= 32) {
 		v = _mm256_loadu_si256((const __m256i *)s);
 		_mm256_storeu_si256((__m256i *)d, v);
-		a0 = _mm256_add_epi64(a0, v);
-		h0 = _mm256_add_epi64(h0, _mm256_srli_epi64(v, 32));
+		avx2_acc(&a0, &h0, v);
 		s += 32;
 		d += 32;
 		len -= 32;
@@ -494,8 +488,7 @@ static uint32_t avx2_copy_chunk(uint8_t *d, const uint8_t *s, size_t len,
 		v = _mm256_and_si256(v, k);
 		if (len & 1)
 			v = avx2_swap16(v);
-		a1 = _mm256_add_epi64(a1, v);
-		h1 = _mm256_add_epi64(h1, _mm256_srli_epi64(v, 32));
+		avx2_acc(&a1, &h1, v);
 	}
 	return voff_csum_block_add(sum, avx2_lanes_sum(a0, a1, h0, h1), head);
 }
