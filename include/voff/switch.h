@@ -326,7 +326,7 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  * the GRO flows that are due, send every tx batch.
  *
  * Return: frames received in this step (>= 0), or a negative errno from
- * epoll_wait() or epoll_pwait2() (-EINTR when a signal came).
+ * epoll_pwait2() (-EINTR when a signal came).
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 

@@ -684,25 +684,19 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
 {
 	struct epoll_event ev[VOFF_SWITCH_MAX_PORTS];
 	int64_t t = voff_switch_timeout_ns(sw);
-	int r;
+	struct timespec ts;
 
 	/*
 	 * A GRO deadline is kept to the nanosecond (epoll_pwait2()): rounded
 	 * up to a millisecond, a 20 us gro_flush_timeout would hold the tail
 	 * of a train 50 times longer when the traffic pauses.
 	 */
-	if (t >= 0 && (timeout_ms < 0 || t < (int64_t)timeout_ms * 1000000)) {
-		struct timespec ts = { .tv_sec = t / 1000000000,
-				       .tv_nsec = t % 1000000000 };
-
-		r = t ? epoll_pwait2(sw->epfd, ev, VOFF_SWITCH_MAX_PORTS, &ts,
-				     NULL) : 0;
-	} else {
-		r = timeout_ms ? epoll_wait(sw->epfd, ev,
-					    VOFF_SWITCH_MAX_PORTS, timeout_ms)
-			       : 0;
-	}
-	if (r < 0)
+	if (timeout_ms >= 0 && (t < 0 || (int64_t)timeout_ms * 1000000 < t))
+		t = (int64_t)timeout_ms * 1000000;
+	ts.tv_sec = t / 1000000000;
+	ts.tv_nsec = t % 1000000000;
+	if (t != 0 && epoll_pwait2(sw->epfd, ev, VOFF_SWITCH_MAX_PORTS,
+				   t < 0 ? NULL : &ts, NULL) < 0)
 		return -errno;
 	return step(sw);
 }

@@ -40,6 +40,14 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* "on" -> 1, "off" -> 0, anything else -EINVAL. */
+static int on_off(const char *val)
+{
+	if (!strcmp(val, "on"))
+		return 1;
+	return strcmp(val, "off") ? -EINVAL : 0;
+}
+
 /* "key=value" options after the first comma. */
 static int spec_option(struct voff_port_spec *s, char *opt)
 {
@@ -51,17 +59,16 @@ static int spec_option(struct voff_port_spec *s, char *opt)
 		return -EINVAL;
 	*val++ = '\0';
 	if (!strcmp(opt, "gro")) {
-		if (strcmp(val, "on") && strcmp(val, "off"))
+		if (on_off(val) < 0)
 			return -EINVAL;
-		s->gro = !strcmp(val, "on");
+		s->gro = on_off(val);
 		return 0;
 	}
 	if (!strcmp(opt, "napi")) {
 		if ((s->cfg.kind != VOFF_PORT_TAP &&
-		     s->cfg.kind != VOFF_PORT_TUN) ||
-		    (strcmp(val, "on") && strcmp(val, "off")))
+		     s->cfg.kind != VOFF_PORT_TUN) || on_off(val) < 0)
 			return -EINVAL;
-		if (!strcmp(val, "on"))
+		if (on_off(val))
 			s->cfg.flags |= VOFF_PORT_F_NAPI;
 		else
 			s->cfg.flags &= ~VOFF_PORT_F_NAPI;
