@@ -346,12 +346,31 @@ static void voff_reset(struct voff_pkt *d, const struct frames *f,
 /* Pointers to the descriptors, for voff_gro_receive_burst(). */
 static struct voff_pkt **ptrs;
 
+/*
+ * BENCH_GRO_PHASES: ticks spent receiving, flushing and taking the outputs
+ * in the current round (burst cases only), and in the fastest one so far.
+ */
+static bool phases;
+static uint64_t ph_cur[3], ph_best[3];
+
+static inline uint64_t phase_mark(unsigned int ph, uint64_t t)
+{
+	uint64_t now;
+
+	if (!phases)
+		return 0;
+	now = ticks();
+	ph_cur[ph] += now - t;
+	return now;
+}
+
 /* Each burst through voff_gro_receive_burst(), then a flush. */
 static unsigned long voff_process_burst(struct voff_gro *g,
 					const struct frames *f,
 					const struct vcase *c)
 {
 	unsigned long outs = 0;
+	uint64_t t = phases ? ticks() : 0;
 
 	for (unsigned int s = 0; s < f->n; s += c->burst) {
 		unsigned int end = s + c->burst < f->n ? s + c->burst : f->n;
@@ -369,8 +388,11 @@ static unsigned long voff_process_burst(struct voff_gro *g,
 				outs++;
 			}
 		}
+		t = phase_mark(0, t);
 		voff_gro_flush(g, 0);
+		t = phase_mark(1, t);
 		drain(g, c, &outs);
+		t = phase_mark(2, t);
 	}
 	voff_gro_flush_all(g);
 	drain(g, c, &outs);
@@ -417,12 +439,15 @@ static double voff_time(struct voff_gro *g, struct voff_pkt *d,
 		uint64_t t0, t1;
 
 		voff_reset(d, f, c);
+		memset(ph_cur, 0, sizeof(ph_cur));
 		t0 = ticks();
 		*outs = voff_process(g, d, f, c);
 		t1 = ticks();
 		free_taken();
-		if ((double)(t1 - t0) < best)
+		if ((double)(t1 - t0) < best) {
 			best = (double)(t1 - t0);
+			memcpy(ph_best, ph_cur, sizeof(ph_best));
+		}
 	}
 	return (best - tick_overhead) * ns_per_tick / f->n;
 }
@@ -469,6 +494,12 @@ static void voff_case(const struct vcase *c)
 	snprintf(note, sizeof(note), "%lu pkts -> %lu out (%.1f seg/out)",
 		 (unsigned long)f.n, outs, outs ? (double)f.n / outs : 0.0);
 	report(c->name, runs, note);
+	if (phases && !c->one)
+		fprintf(stderr, "  phases (fastest round of the last run), "
+			"ns/pkt: receive %.2f flush %.2f output %.2f\n",
+			(double)ph_best[0] * ns_per_tick / f.n,
+			(double)ph_best[1] * ns_per_tick / f.n,
+			(double)ph_best[2] * ns_per_tick / f.n);
 	if (getenv("BENCH_GRO_STATS")) {
 		struct voff_gro_stats st;
 
@@ -707,6 +738,7 @@ int main(int argc, char **argv)
 	int eal_argc = 0;
 	char **eal_argv = NULL;
 
+	phases = getenv("BENCH_GRO_PHASES") != NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
