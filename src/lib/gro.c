@@ -92,6 +92,9 @@ static const struct voff__gro_ops *const gro_ops[GRO_L4_COUNT] = {
  * @l3_off, @l4_off: header offsets
  * @ver:	4 or 6
  * @refs:	flows whose template has this layout (0: the slot may be reused)
+ * @hk:		the constant part of hash_key() over a TCP frame of this
+ *		layout: the seed terms and the tail word's version, protocol
+ *		and L2 length (see fast_hash())
  * @mask:	all-ones over the bytes that must equal the head's, zero over
  *		the bytes that change per segment (IP length, ID and checksum,
  *		TCP sequence number and checksum) and after @hdr_len
@@ -107,6 +110,7 @@ struct gro_layout {
 	uint16_t l4_off;
 	uint8_t ver;
 	uint32_t refs;
+	uint64_t hk;
 	_Alignas(16) uint64_t mask[GRO_TMPL_WORDS];
 };
 
@@ -806,8 +810,8 @@ static void flush_addrs(struct voff_gro *g, const uint64_t *key,
 	}
 }
 
-static struct gro_flow *new_flow(struct voff_gro *g, uint32_t h,
-				 const uint64_t *key, unsigned int kl)
+static inline __attribute__((always_inline)) struct gro_flow *
+new_flow(struct voff_gro *g, uint32_t h, const uint64_t *key, unsigned int kl)
 {
 	struct gro_flow *f;
 	uint32_t idx;
@@ -1084,6 +1088,25 @@ static bool layout_is(const struct gro_layout *L, const struct gro_seg *s)
 }
 
 /*
+ * hash_key() is linear in the key words before its final mix: with the
+ * seed S and the multipliers m[i], the sum is S + sum((w[i] + S) * m[i]).
+ * For a TCP frame of a given layout every term but the address words and
+ * the ports is fixed (the tail word's upper half, the seed terms), so the
+ * fast path adds a per-layout constant to the products of the variable
+ * words (modulo 2^64: the same value as hash_key()).
+ */
+static uint64_t layout_hash_const(const struct voff_gro *g, uint8_t ver,
+				  uint16_t l3_off)
+{
+	uint64_t seed = g->cfg.hash_seed, k = seed;
+	unsigned int na = ver == 4 ? 1 : 4;
+
+	for (unsigned int i = 0; i < na; i++)
+		k += seed * hash_mul[i];
+	return k + (key_tail(0, ver, 6, l3_off) + seed) * hash_mul[na];
+}
+
+/*
  * Index of the layout of @s's header block: an existing one, a new one, or
  * one no flow uses any more; -1 when all are taken.
  */
@@ -1122,6 +1145,7 @@ static int layout_of(struct voff_gro *g, const struct gro_seg *s)
 	L->l3_off = s->l3_off;
 	L->l4_off = s->l4_off;
 	L->ver = s->ver;
+	L->hk = layout_hash_const(g, s->ver, s->l3_off);
 	return free_slot;
 }
 
@@ -1271,21 +1295,26 @@ static inline bool fast_merge(struct voff_gro *g, struct gro_flow *f,
  * path's hash when the frame has that layout); the frame is longer than
  * the layout's header.
  */
-static inline uint32_t fast_hash(const struct voff_gro *g, int lay,
-				 const uint8_t *d)
+static inline uint32_t fast_hash_at(const struct gro_layout *L,
+				    const uint8_t *d)
 {
-	const struct gro_layout *L = &g->lay[lay];
 	const uint8_t *ip = d + L->l3_off;
-	uint64_t seed = g->cfg.hash_seed, acc = seed;
-	uint64_t tail = key_tail(ld32(d + L->l4_off), L->ver, 6, L->l3_off);
+	uint64_t ports = ld32(d + L->l4_off);
 
 	/* hash_key() over make_key()'s words, without a key in memory. */
 	if (L->ver == 4)
-		return hash_mix(acc + (ld64(ip + 12) + seed) * hash_mul[0] +
-				(tail + seed) * hash_mul[1]);
-	for (unsigned int i = 0; i < 4; i++)
-		acc += (ld64(ip + 8 + 8 * i) + seed) * hash_mul[i];
-	return hash_mix(acc + (tail + seed) * hash_mul[4]);
+		return hash_mix(L->hk + ld64(ip + 12) * hash_mul[0] +
+				ports * hash_mul[1]);
+	return hash_mix(L->hk + ld64(ip + 8) * hash_mul[0] +
+			ld64(ip + 16) * hash_mul[1] +
+			ld64(ip + 24) * hash_mul[2] +
+			ld64(ip + 32) * hash_mul[3] + ports * hash_mul[4]);
+}
+
+static inline uint32_t fast_hash(const struct voff_gro *g, int lay,
+				 const uint8_t *d)
+{
+	return fast_hash_at(&g->lay[lay], d);
 }
 
 /*
@@ -1294,13 +1323,16 @@ static inline uint32_t fast_hash(const struct voff_gro *g, int lay,
  * frame's key words at the offsets of layout *@lay (voff_gro_receive_burst()
  * computed it ahead).  Else the flow of the previous frame is tried, then
  * the hash is computed for the layout last seen; *@h and *@lay then say
- * so for the full path to reuse (or *@lay stays -1).
+ * so for the full path to reuse (or *@lay stays -1).  *@same_hash (true on
+ * entry) ends false when the bucket of *@h was walked and no entry in it
+ * has the hash *@h: then no flow has the frame's key (fast_hold() need
+ * not look again).
  */
 static inline struct gro_flow *fast_find(struct voff_gro *g,
 					 struct voff_pkt *pkt,
 					 const uint8_t *d,
 					 const struct gro_layout **lp,
-					 uint32_t *h, int *lay)
+					 uint32_t *h, int *lay, bool *same_hash)
 {
 	const struct gro_layout *L;
 	struct gro_flow *f;
@@ -1325,8 +1357,10 @@ static inline struct gro_flow *fast_find(struct voff_gro *g,
 		*h = fast_hash(g, *lay, d);
 	}
 	L = &g->lay[*lay];
+	*same_hash = false;
 	for (i = g->buckets[*h & g->bucket_mask]; i != GRO_NIL; i = f->hnext) {
 		f = &g->flows[i];
+		*same_hash |= f->hash == *h;
 		if (f->hash == *h && f->lay == *lay + 1 &&
 		    tmpl_eq(L, f, pkt, d)) {
 			/* The same flow as the frame before: a run. */
@@ -1362,6 +1396,74 @@ static inline bool l2_shape_is(const struct gro_layout *L, const uint8_t *d)
 }
 
 /*
+ * hold() for fast_hold(): @pkt (frame @d) has layout @lay, TCP, and the
+ * full path would hold it.  The entry ends up as hold() leaves it, but
+ * for template words past the ones tmpl_eq() compares (no one reads
+ * them): the template is built from the layout known already (no
+ * layout_of(), no parse) in 16-byte words.  Inline, like new_flow(): a
+ * call from the burst loop saves and restores more than it costs.
+ */
+static inline __attribute__((always_inline)) void
+fast_take(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
+	  const uint64_t *key, unsigned int kl, uint32_t h, uint64_t now_ns)
+{
+	struct gro_layout *L = &g->lay[lay];
+	struct gro_flow *f = new_flow(g, h, key, kl);
+	const uint8_t *ip = d + L->l3_off, *th = d + L->l4_off;
+	uint32_t pay_len = pkt->len - L->hdr_len;
+	unsigned int nv = L->nw > GRO_TMPL_WORDS - 2 ? GRO_TMPL_WORDS / 2
+						      : GRO_TMPL_WORDS / 2 - 1;
+
+	f->head = pkt;
+	f->tail = pkt;
+	pkt->next = NULL;
+	f->start_ns = now_ns;
+	f->l3_off = L->l3_off;
+	f->l4_off = L->l4_off;
+	f->pay_off = L->hdr_len;
+	f->l3_len = pkt->len - L->l3_off;
+	f->gso_size = (uint16_t)pay_len;
+	f->count = 1;
+	f->idmode = GRO_ID_UNSET;
+	f->ver = L->ver;
+	f->l4 = GRO_TCP;
+	f->verified = pkt->csum != VOFF_CSUM_PARTIAL;
+	f->next_seq = gro_get32(th + 4) + pay_len;
+	if (L->ver == 4) {
+		f->first_id = gro_get16(ip + 4);
+		f->ipsum = (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
+			   ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
+			   ld16(ip + 18);
+	} else {
+		f->first_id = 0;
+		f->ipsum = 0;
+	}
+	if (pkt->len >= GRO_TMPL_MAX) {
+		for (unsigned int i = 0; i < nv; i++) {
+			gro_v2 w, m;
+
+			memcpy(&w, d + 16 * i, 16);
+			memcpy(&m, &L->mask[2 * i], 16);
+			w &= m;
+			memcpy(&f->tmpl[2 * i], &w, 16);
+		}
+	} else {
+		uint8_t pad[GRO_TMPL_MAX];
+
+		memset(pad, 0, sizeof(pad));
+		memcpy(pad, d, L->hdr_len);
+		for (unsigned int i = 0; i < GRO_TMPL_WORDS; i++)
+			f->tmpl[i] = ld64(pad + 8 * i) & L->mask[i];
+	}
+	L->refs++;
+	f->lay = (uint8_t)(lay + 1);
+	g->guess = (uint8_t)lay;
+	g->fast_last = (uint32_t)(f - g->flows);
+	g->fast_lay = L;
+	g->st.held++;
+}
+
+/*
  * A frame of a new flow, found by no flow of layout @lay's bucket @h: take
  * it as a head without parsing when its header has the layout (which the
  * full path's parse would find: the same offsets, the key words the hash
@@ -1370,18 +1472,18 @@ static inline bool l2_shape_is(const struct gro_layout *L, const uint8_t *d)
  * without extension headers and padding; TCP data offset of the layout,
  * payload, no flag that ends a train, no CWR (its head takes no
  * template), and no flow of the same key (one whose template did not
- * match, or without a template).  Checksum trusted and no GSO input:
- * fast_find() checked.  False: nothing changed, the full path decides.
+ * match, or without a template: looked for only when @same_hash, see
+ * fast_find()).  False: nothing changed, the full path decides.
  */
-static bool fast_hold(struct voff_gro *g, struct voff_pkt *pkt,
-		      const uint8_t *d, int lay, uint32_t h, uint64_t now_ns)
+static inline __attribute__((always_inline)) bool
+fast_hold(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
+	  uint32_t h, bool same_hash, uint64_t now_ns)
 {
 	const struct gro_layout *L = &g->lay[lay];
 	const uint8_t *ip = d + L->l3_off, *th = d + L->l4_off;
 	uint32_t avail = pkt->len - L->l3_off;
 	uint64_t key[GRO_KEY_WORDS];
 	unsigned int kl;
-	struct gro_seg s;
 	uint32_t i;
 
 	if (pkt->len > 0xFFFF + 64 || pkt->len <= L->hdr_len ||
@@ -1401,26 +1503,16 @@ static bool fast_hold(struct voff_gro *g, struct voff_pkt *pkt,
 		return false;
 	}
 	kl = make_key(key, ip, L->ver, 6, L->l3_off, th);
-	for (i = g->buckets[h & g->bucket_mask]; i != GRO_NIL;
-	     i = g->flows[i].hnext) {
+	for (i = same_hash ? g->buckets[h & g->bucket_mask] : GRO_NIL;
+	     i != GRO_NIL; i = g->flows[i].hnext) {
 		const struct gro_flow *f = &g->flows[i];
 
 		if (f->hash == h && f->key_len == kl &&
 		    keys_eq(f->key, key, kl))
 			return false;
 	}
-	s.data = (uint8_t *)d;
-	s.l3_off = L->l3_off;
-	s.l4_off = L->l4_off;
-	s.pay_off = L->hdr_len;
-	s.l3_len = avail;
-	s.pay_len = pkt->len - L->hdr_len;
-	s.ver = L->ver;
-	s.l4 = GRO_TCP;
-	s.tcp_flags = th[13];
-	s.seq = gro_get32(th + 4);
 	g->st.in++;
-	hold(g, pkt, &s, key, kl, h, now_ns, pkt->csum != VOFF_CSUM_PARTIAL);
+	fast_take(g, pkt, d, lay, key, kl, h, now_ns);
 	return true;
 }
 
@@ -1430,8 +1522,10 @@ void voff__gro_set_fast(struct voff_gro *gro, bool on)
 }
 
 /* Every frame the fast path did not merge; @h and @lay: see fast_find(). */
-static int full_receive(struct voff_gro *gro, struct voff_pkt *pkt,
-			uint64_t now_ns, uint32_t h, int lay)
+static __attribute__((noinline)) int full_receive(struct voff_gro *gro,
+						  struct voff_pkt *pkt,
+						  uint64_t now_ns, uint32_t h,
+						  int lay)
 {
 	struct gro_seg s;
 	struct gro_flow *f;
@@ -1496,18 +1590,22 @@ static int full_receive(struct voff_gro *gro, struct voff_pkt *pkt,
 }
 
 /* One frame; @h and @lay: a hash computed ahead, see fast_find(). */
-static inline int receive_one(struct voff_gro *gro, struct voff_pkt *pkt,
-			      uint64_t now_ns, uint32_t h, int lay)
+static inline __attribute__((always_inline)) int
+receive_one(struct voff_gro *gro, struct voff_pkt *pkt, uint64_t now_ns,
+	    uint32_t h, int lay)
 {
 	const struct gro_layout *L = NULL;
 
 	if (!gro->no_fast) {
 		const uint8_t *d = voff_pkt_data(pkt);
-		struct gro_flow *f = fast_find(gro, pkt, d, &L, &h, &lay);
+		bool same_hash = true;
+		struct gro_flow *f = fast_find(gro, pkt, d, &L, &h, &lay,
+					       &same_hash);
 
 		if (f && fast_merge(gro, f, L, pkt, d, now_ns))
 			return VOFF_GRO_MERGED;
-		if (!f && lay >= 0 && fast_hold(gro, pkt, d, lay, h, now_ns))
+		if (!f && lay >= 0 &&
+		    fast_hold(gro, pkt, d, lay, h, same_hash, now_ns))
 			return VOFF_GRO_HELD;
 	}
 	return full_receive(gro, pkt, now_ns, h, lay);
@@ -1527,11 +1625,10 @@ int voff_gro_receive(struct voff_gro *gro, struct voff_pkt *pkt,
  * hashed for the layout last seen and the bucket fetched; PF_DIST / 4
  * ahead the first entry of that bucket.  By the time a frame's turn comes
  * its header, bucket and (most likely) flow entry are in the cache, and
- * its hash is known.  A hash computed ahead is used only if no layout
- * changed meanwhile (lay_gen).  While frames continue the flow of the one
- * before (a run), nothing is hashed ahead: fast_find() finds the flow
- * without a hash; nor is a frame the fast path will not take (checksum
- * not trusted, GSO input).
+ * its hash is known.  The hashes ahead are dropped when a layout slot is
+ * (re)written (lay_gen).  While frames continue the flow of the one before
+ * (a run), nothing is hashed or fetched ahead: fast_find() finds the flow
+ * without a hash.
  */
 #define PF_DIST 16
 #define PF_RING 16
@@ -1544,70 +1641,102 @@ static inline void pf_frame(const struct voff_pkt *p)
 	__builtin_prefetch(d + 64);
 }
 
+/*
+ * The pipeline's work for frame @i: fetch ahead, hash ahead, fetch the
+ * entry ahead.  @tail: near the end of the burst, where the frames ahead
+ * may not exist (the main part of a burst skips those checks).
+ */
+static inline __attribute__((always_inline)) void
+pf_stage(struct voff_gro *gro, struct voff_pkt *const *pkts, unsigned int n,
+	 unsigned int i, uint32_t *hr, int8_t *lr, bool tail)
+{
+	unsigned int j = i + PF_DIST / 2, k = i + PF_DIST / 4;
+	int8_t lj = -1;
+
+	/* In a run of one flow the previous flow is tried first and found:
+	 * no hash needed, nor the frames' lines ahead. */
+	if (!gro->last_hit && gro->nlay) {
+		if (!tail || i + 2 * PF_DIST < n)
+			__builtin_prefetch(pkts[i + 2 * PF_DIST]);
+		if (!tail || i + PF_DIST < n)
+			pf_frame(pkts[i + PF_DIST]);
+		/*
+		 * The hash needs only the frame to be longer than the
+		 * layout's header; whether the fast path takes the frame is
+		 * its own decision (a hash of a frame it does not take is
+		 * wasted, not wrong: the full path uses it only for the same
+		 * layout).
+		 */
+		if (!tail || j < n) {
+			const struct gro_layout *G = &gro->lay[gro->guess];
+			const struct voff_pkt *pj = pkts[j];
+
+			if (pj->len > G->hdr_len) {
+				uint32_t hj = fast_hash_at(G,
+							   voff_pkt_data(pj));
+
+				hr[j % PF_RING] = hj;
+				lj = (int8_t)gro->guess;
+				__builtin_prefetch(&gro->buckets[hj &
+							gro->bucket_mask]);
+			}
+		}
+	}
+	lr[j % PF_RING] = lj;
+	if ((!tail || k < n) && lr[k % PF_RING] >= 0) {
+		uint32_t b = gro->buckets[hr[k % PF_RING] & gro->bucket_mask];
+
+		if (b != GRO_NIL) {
+			const uint8_t *e = (const uint8_t *)&gro->flows[b];
+
+			__builtin_prefetch(e);
+			__builtin_prefetch(e + 64);
+			__builtin_prefetch(e + 128);
+		}
+	}
+}
+
 int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
 			   unsigned int n, uint64_t now_ns)
 {
-	uint32_t hr[PF_RING], gr[PF_RING];
+	uint32_t hr[PF_RING];
 	int8_t lr[PF_RING];
-	unsigned int i;
-	bool pf;
+	unsigned int i, gen;
 
 	if (!gro || (!pkts && n) || n > INT_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (!pkts[i])
 			return -EINVAL;
-	pf = !gro->no_fast;
+	if (gro->no_fast) {
+		for (i = 0; i < n; i++)
+			if (receive_one(gro, pkts[i], now_ns, 0, -1) ==
+			    VOFF_GRO_PASS)
+				return (int)i;
+		return (int)n;
+	}
+	gen = gro->lay_gen;
 	memset(lr, -1, sizeof(lr));
 	for (i = 0; i < n && i < PF_DIST; i++)
 		pf_frame(pkts[i]);
 	for (i = 0; i < n; i++) {
-		unsigned int j = i + PF_DIST / 2, k = i + PF_DIST / 4;
-		int lay = -1, r;
-		uint32_t h = 0;
+		int lay, r;
 
-		lr[j % PF_RING] = -1;
-		if (pf && gro->nlay) {
-			if (i + PF_DIST < n && !gro->last_hit) {
-				if (i + 2 * PF_DIST < n)
-					__builtin_prefetch(pkts[i + 2 * PF_DIST]);
-				pf_frame(pkts[i + PF_DIST]);
-			}
-			/* In a run of one flow the previous flow is tried
-			 * first and found: no hash needed. */
-			if (j < n && !gro->last_hit &&
-			    csum_trusted(pkts[j]) && !pkts[j]->gso_type &&
-			    pkts[j]->len > gro->lay[gro->guess].hdr_len) {
-				uint32_t hj = fast_hash(gro, gro->guess,
-							voff_pkt_data(pkts[j]));
-
-				hr[j % PF_RING] = hj;
-				gr[j % PF_RING] = gro->lay_gen;
-				lr[j % PF_RING] = (int8_t)gro->guess;
-				__builtin_prefetch(&gro->buckets[hj &
-							gro->bucket_mask]);
-			}
-			if (k < n && lr[k % PF_RING] >= 0) {
-				uint32_t b = gro->buckets[hr[k % PF_RING] &
-							  gro->bucket_mask];
-
-				if (b != GRO_NIL) {
-					const uint8_t *e = (const uint8_t *)
-							   &gro->flows[b];
-
-					__builtin_prefetch(e);
-					__builtin_prefetch(e + 64);
-					__builtin_prefetch(e + 128);
-				}
-			}
-		}
-		if (lr[i % PF_RING] >= 0 && gr[i % PF_RING] == gro->lay_gen) {
-			lay = lr[i % PF_RING];
-			h = hr[i % PF_RING];
-		}
-		r = receive_one(gro, pkts[i], now_ns, h, lay);
+		if (i + 2 * PF_DIST < n)
+			pf_stage(gro, pkts, n, i, hr, lr, false);
+		else
+			pf_stage(gro, pkts, n, i, hr, lr, true);
+		lay = lr[i % PF_RING];
+		r = receive_one(gro, pkts[i], now_ns,
+				lay >= 0 ? hr[i % PF_RING] : 0, lay);
 		if (r == VOFF_GRO_PASS)
 			return (int)i;
+		/* A layout slot was (re)written: the hashes ahead may be of
+		 * its old layout. */
+		if (gro->lay_gen != gen) {
+			gen = gro->lay_gen;
+			memset(lr, -1, sizeof(lr));
+		}
 	}
 	return (int)n;
 }
