@@ -1397,7 +1397,7 @@ static inline bool l2_shape_is(const struct gro_layout *L, const uint8_t *d)
 
 /*
  * hold() for fast_hold(): @pkt (frame @d) has layout @lay, TCP, and the
- * full path would hold it.  The entry ends up as hold() leaves it, but
+ * full path would hold it; @ipsum is hold()'s f->ipsum, summed already.  The entry ends up as hold() leaves it, but
  * for template words past the ones tmpl_eq() compares (no one reads
  * them): the template is built from the layout known already (no
  * layout_of(), no parse) in 16-byte words.  Inline, like new_flow(): a
@@ -1405,7 +1405,8 @@ static inline bool l2_shape_is(const struct gro_layout *L, const uint8_t *d)
  */
 static inline __attribute__((always_inline)) void
 fast_take(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
-	  const uint64_t *key, unsigned int kl, uint32_t h, uint64_t now_ns)
+	  const uint64_t *key, unsigned int kl, uint32_t h, uint32_t ipsum,
+	  uint64_t now_ns)
 {
 	struct gro_layout *L = &g->lay[lay];
 	struct gro_flow *f = new_flow(g, h, key, kl);
@@ -1429,15 +1430,8 @@ fast_take(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
 	f->l4 = GRO_TCP;
 	f->verified = pkt->csum != VOFF_CSUM_PARTIAL;
 	f->next_seq = gro_get32(th + 4) + pay_len;
-	if (L->ver == 4) {
-		f->first_id = gro_get16(ip + 4);
-		f->ipsum = (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
-			   ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
-			   ld16(ip + 18);
-	} else {
-		f->first_id = 0;
-		f->ipsum = 0;
-	}
+	f->first_id = L->ver == 4 ? gro_get16(ip + 4) : 0;
+	f->ipsum = ipsum;
 	if (pkt->len >= GRO_TMPL_MAX) {
 		for (unsigned int i = 0; i < nv; i++) {
 			gro_v2 w, m;
@@ -1483,8 +1477,8 @@ fast_hold(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
 	const uint8_t *ip = d + L->l3_off, *th = d + L->l4_off;
 	uint32_t avail = pkt->len - L->l3_off;
 	uint64_t key[GRO_KEY_WORDS];
+	uint32_t i, ipsum = 0;
 	unsigned int kl;
-	uint32_t i;
 
 	if (pkt->len > 0xFFFF + 64 || pkt->len <= L->hdr_len ||
 	    (th[13] & (GRO_TCP_CWR | GRO_TCP_URG | GRO_TCP_PSH |
@@ -1494,8 +1488,14 @@ fast_hold(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
 	    !csum_trusted(pkt) || pkt->gso_type || !l2_shape_is(L, d))
 		return false;
 	if (L->ver == 4) {
+		/* The header checksum, and the head's sum for later. */
+		ipsum = (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
+			ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
+			ld16(ip + 18);
 		if (ip[0] != 0x45 || ip[9] != 6 || gro_get16(ip + 2) != avail ||
-		    (gro_get16(ip + 6) & 0xBFFF) || !ipv4_hdr_ok(ip))
+		    (gro_get16(ip + 6) & 0xBFFF) ||
+		    voff_csum_fold(ipsum + ld16(ip + 2) + ld16(ip + 4) +
+				   ld16(ip + 10)) != 0)
 			return false;
 	} else if (ip[0] >> 4 != 6 || ip[6] != 6 ||
 		   L->l4_off - L->l3_off != 40 ||
@@ -1512,7 +1512,7 @@ fast_hold(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
 			return false;
 	}
 	g->st.in++;
-	fast_take(g, pkt, d, lay, key, kl, h, now_ns);
+	fast_take(g, pkt, d, lay, key, kl, h, ipsum, now_ns);
 	return true;
 }
 
