@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_gro.c - libFuzzer target: a sequence of frames through three GRO
- * engines, one copying payloads, one chaining them (sg mode) and one
- * copying with the fast path off (gro.c), the full path's reference
+ * fuzz_gro.c - libFuzzer target: a sequence of frames through four GRO
+ * engines, one copying payloads, one chaining them (sg mode), one copying
+ * with the fast path off (gro.c), the full path's reference, and one
+ * chaining them that takes its frames in bursts (voff_gro_receive_burst()
+ * and its prefetch pipeline), each burst cut where time advances, at an
+ * "end of batch" and at BURST frames
  *
  * Input: one configuration byte, then records of a 2-byte big-endian
  * length, one flags byte and that many frame bytes, until the input ends.
@@ -27,10 +30,12 @@
 #include "gro_int.h"
 
 #define MAX_OUT 512
-#define SIDES 3
+#define SIDES 4
+#define BURST 48
 
-/* Side k chains segments (sg mode) when k is 1. */
-#define SIDE_SG(k) ((k) == 1)
+/* Side k chains segments (sg mode) when k is 1 or 3; side 3 takes bursts. */
+#define SIDE_SG(k) ((k) == 1 || (k) == 3)
+#define SIDE_BURST 3
 
 struct side {
 	struct voff_gro *g;
@@ -121,6 +126,61 @@ static void feed(struct side *s, bool sg, const uint8_t *d, uint32_t len,
 	}
 }
 
+/* The burst side: frames waiting for their burst, all taken at @now. */
+static struct voff_pkt *burst[BURST];
+static unsigned int n_burst;
+
+static void submit(struct side *s, uint64_t now)
+{
+	unsigned int i = 0;
+
+	while (i < n_burst) {
+		int rc = voff_gro_receive_burst(s->g, burst + i, n_burst - i,
+						now);
+
+		if (rc < 0)
+			fail();
+		i += (unsigned int)rc;
+		if (i < n_burst) {
+			/* Handed back, as feed() records it. */
+			collect(s, true);
+			record(s, voff_pkt_data(burst[i]), burst[i]->len,
+			       burst[i]->gso_type, 1);
+			voff_pkt_free(burst[i]);
+			i++;
+		}
+	}
+	n_burst = 0;
+}
+
+/*
+ * The burst side's feed(): the frame waits in the burst, which goes to the
+ * engine before time advances (so every frame of a burst has the time the
+ * other sides gave it), at an end of batch (then the flush) or when full.
+ */
+static void feed_burst(struct side *s, const uint8_t *d, uint32_t len,
+		       uint8_t flags, uint64_t now, uint64_t *burst_now)
+{
+	struct voff_pkt *p;
+
+	if (n_burst && now != *burst_now)
+		submit(s, *burst_now);
+	if (voff_pkt_alloc(len > 2048 ? big_pool : small_pool, &p) != 0 ||
+	    voff_pkt_set_data(p, d, len) != 0)
+		fail();
+	p->csum = flags & 3;
+	if (p->csum > VOFF_CSUM_VALID)
+		p->csum = VOFF_CSUM_NONE;
+	burst[n_burst++] = p;
+	*burst_now = now;
+	if ((flags & 4) || n_burst == BURST)
+		submit(s, now);
+	if (flags & 4) {
+		voff_gro_flush(s->g, now);
+		collect(s, true);
+	}
+}
+
 static const unsigned int flow_sizes[4] = { 1, 2, 4, 8 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -130,7 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct voff_gro_config cfg = { 0 };
 	struct side side[SIDES];
 	unsigned int frames = 0;
-	uint64_t now = 0;
+	uint64_t now = 0, burst_now = 0;
 	size_t at = 1;
 
 	if (size < 1)
@@ -165,12 +225,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail();
 		memcpy(copy, data + at, len);
 		now += flags >> 3;
-		for (int k = 0; k < SIDES; k++)
-			feed(&side[k], SIDE_SG(k), copy, len, flags, now);
+		for (int k = 0; k < SIDES; k++) {
+			if (k == SIDE_BURST)
+				feed_burst(&side[k], copy, len, flags, now,
+					   &burst_now);
+			else
+				feed(&side[k], SIDE_SG(k), copy, len, flags,
+				     now);
+		}
 		free(copy);
 		at += len;
 		frames++;
 	}
+	submit(&side[SIDE_BURST], burst_now);
 	for (int k = 0; k < SIDES; k++) {
 		voff_gro_flush_all(side[k].g);
 		collect(&side[k], SIDE_SG(k));
