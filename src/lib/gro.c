@@ -113,11 +113,15 @@ struct gro_layout {
 /*
  * One queued output: its head and its newest packet (sg mode: segments
  * are chained newest first, each one's next pointing to the one before,
- * the head's to NULL; copy mode: the head again).
+ * the head's to NULL; copy mode: the head again), its packet count and
+ * the segments' payload offset, so that taking it reads no descriptor
+ * before the chain's.
  */
 struct gro_out {
 	struct voff_pkt *head;
 	struct voff_pkt *last;
+	uint32_t n;
+	uint32_t pay_off;
 };
 
 struct voff_gro {
@@ -714,15 +718,20 @@ static __attribute__((noinline)) void enqueue_ov(struct voff_gro *g,
 	g->ov_tail = last;
 }
 
-/* Queue the output @head .. @last (see struct gro_out). */
+/*
+ * Queue the output @head .. @last of @n packets whose segments' payload
+ * starts at @pay_off (see struct gro_out).
+ */
 static void enqueue(struct voff_gro *g, struct voff_pkt *head,
-		    struct voff_pkt *last)
+		    struct voff_pkt *last, uint32_t n, uint32_t pay_off)
 {
 	if (!g->ov_head && g->q_w - g->q_r <= g->ring_mask) {
 		struct gro_out *o = &g->ring[g->q_w++ & g->ring_mask];
 
 		o->head = head;
 		o->last = last;
+		o->n = n;
+		o->pay_off = pay_off;
 	} else {
 		enqueue_ov(g, head, last);
 	}
@@ -781,7 +790,10 @@ static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
 		if (f->verified && hd->csum == VOFF_CSUM_NONE)
 			hd->csum = VOFF_CSUM_VALID;
 	}
-	enqueue(g, hd, g->cfg.sg ? f->tail : hd);
+	if (g->cfg.sg)
+		enqueue(g, hd, f->tail, f->count, f->pay_off);
+	else
+		enqueue(g, hd, hd, 1, f->pay_off);
 }
 
 static void flush_flow(struct voff_gro *g, struct gro_flow *f)
@@ -1668,74 +1680,116 @@ unsigned int voff_gro_flush(struct voff_gro *gro, uint64_t now_ns)
 	return n;
 }
 
-/* The head of the output the queue starts with, or NULL. */
-static struct voff_pkt *q_first(const struct voff_gro *g)
-{
-	if (g->q_r != g->q_w)
-		return g->ring[g->q_r & g->ring_mask].head;
-	return g->ov_head;
-}
-
 /* Packets of the output the queue starts with (it is not empty). */
 static unsigned int run_len(const struct voff_gro *g)
 {
-	const struct voff_pkt *p = q_first(g);
+	const struct voff_pkt *p;
 
+	if (g->q_r != g->q_w)
+		return g->ring[g->q_r & g->ring_mask].n;
+	p = g->ov_head;
 	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
+}
+
+/* Fetch both lines of a descriptor a walk reads: its start and its next. */
+static inline void pf_desc(const struct voff_pkt *p)
+{
+	__builtin_prefetch(p);
+	__builtin_prefetch(&p->next);
+}
+
+/*
+ * Fetch ahead what the next outputs' walks read, one dependent step per
+ * output taken: the newest packet of the output three places on (and its
+ * head), the second newest of the one two places on (its newest was
+ * fetched one output ago), the third newest of the next one.  A chain's
+ * loads then hit the cache however long the queue is, without a stall
+ * here (each pointer read was fetched an output earlier).
+ */
+static inline void pf_outputs(const struct voff_gro *g)
+{
+	uint32_t ahead = g->q_w - g->q_r;
+	const struct gro_out *o;
+
+	if (ahead >= 3) {
+		o = &g->ring[(g->q_r + 2) & g->ring_mask];
+		pf_desc(o->last);
+		__builtin_prefetch(o->head);
+	}
+	if (ahead >= 2) {
+		o = &g->ring[(g->q_r + 1) & g->ring_mask];
+		if (o->n >= 3)
+			pf_desc(o->last->next);
+	}
+	if (ahead >= 1) {
+		o = &g->ring[g->q_r & g->ring_mask];
+		if (o->n >= 4)
+			pf_desc(o->last->next->next);
+	}
+}
+
+/*
+ * Take the output @o, the ring's first (@n = @o->n packets), into @pkts,
+ * head first, each packet's next cleared; with @iov, also describe packet
+ * i's bytes in @iov[i] (after the payload offset but for the head's).  The
+ * chain is walked once, from the newest packet down to the second (the
+ * head comes from the ring), filling both arrays from the end in the same
+ * walk: the walk is a chain of dependent loads, the rest overlaps it.
+ *
+ * Return: the bytes described (0 without @iov).
+ */
+static inline size_t take_ring(struct voff_gro *g, const struct gro_out *o,
+			       struct voff_pkt **pkts, unsigned int n,
+			       struct iovec *iov)
+{
+	struct voff_pkt *p = o->last;
+	uint32_t pay_off = o->pay_off;
+	size_t len = 0;
+
+	for (unsigned int i = n - 1; i > 0; i--) {
+		struct voff_pkt *older = p->next;
+
+		pkts[i] = p;
+		p->next = NULL;
+		if (iov) {
+			iov[i].iov_base = voff_pkt_data(p) + pay_off;
+			iov[i].iov_len = p->len - pay_off;
+			len += p->len - pay_off;
+		}
+		p = older;
+	}
+	p = o->head;
+	pkts[0] = p;
+	if (iov) {
+		iov[0].iov_base = voff_pkt_data(p);
+		iov[0].iov_len = p->len;
+		len += p->len;
+	}
+	g->q_r++;
+	g->q_len--;
+	pf_outputs(g);
+	return len;
 }
 
 /*
  * Take the first output (@n = run_len() packets) into @pkts, head first,
- * each packet's next cleared; with @iov, also describe packet i's bytes
- * in @iov[i] (after @pay_off but for the head's) and add them to *@len,
- * in the same walk: the walk is a chain of dependent loads, the rest of
- * the work overlaps it.
+ * each packet's next cleared; with @iov, also describe the packets' bytes
+ * as take_ring() does.
+ *
+ * Return: the bytes described (0 without @iov).
  */
-static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
-				unsigned int n, struct iovec *iov,
-				uint16_t pay_off, size_t *len)
+static inline size_t take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
+				  unsigned int n, struct iovec *iov)
 {
 	struct voff_pkt *p;
+	uint32_t pay_off;
+	size_t len = 0;
 
+	if (g->q_r != g->q_w)
+		return take_ring(g, &g->ring[g->q_r & g->ring_mask], pkts, n,
+				 iov);
 	g->q_len--;
-	if (g->q_r != g->q_w) {
-		const struct gro_out *o = &g->ring[g->q_r++ & g->ring_mask];
-
-		/*
-		 * The segments from the newest down to the second; the head
-		 * comes from the ring (its next is NULL already), so the
-		 * walk has one dependent load less.
-		 */
-		p = o->last;
-		for (unsigned int i = n - 1; i > 0; i--) {
-			struct voff_pkt *older = p->next;
-
-			pkts[i] = p;
-			p->next = NULL;
-			if (iov) {
-				iov[i].iov_base = voff_pkt_data(p) + pay_off;
-				iov[i].iov_len = p->len - pay_off;
-				*len += p->len - pay_off;
-			}
-			p = older;
-		}
-		p = o->head;
-		pkts[0] = p;
-		if (iov) {
-			iov[0].iov_base = voff_pkt_data(p);
-			iov[0].iov_len = p->len;
-			*len += p->len;
-		}
-		/* Two outputs ahead: the descriptors this reads first. */
-		if (g->q_w - g->q_r >= 2) {
-			const struct gro_out *o2 = &g->ring[(g->q_r + 1) &
-							    g->ring_mask];
-
-			__builtin_prefetch(o2->head);
-			__builtin_prefetch(&o2->last->next);
-		}
-		return;
-	}
+	pay_off = g->ov_head->payload_off;
 	for (unsigned int i = 0; i < n; i++) {
 		p = g->ov_head;
 		g->ov_head = p->next;
@@ -1749,14 +1803,15 @@ static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
 
 		iov[i].iov_base = voff_pkt_data(pkts[i]) + skip;
 		iov[i].iov_len = pkts[i]->len - skip;
-		*len += pkts[i]->len - skip;
+		len += pkts[i]->len - skip;
 	}
+	return len;
 }
 
 static void take_out(struct voff_gro *g, struct voff_pkt **pkts,
 		     unsigned int n)
 {
-	take_out_iov(g, pkts, n, NULL, 0, NULL);
+	take_out_iov(g, pkts, n, NULL);
 }
 
 /* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
@@ -1806,13 +1861,22 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 
 	if (!gro->q_len)
 		return 0;
-	n = run_len(gro);
-	if (n > cap || sg->cap - sg->n < n)
-		return -ENOSPC;
 	/* One entry per packet, filled here: voff_sg_add() per segment
 	 * costs more than the rest of taking the output. */
-	take_out_iov(gro, pkts, n, sg->iov + sg->n, q_first(gro)->payload_off,
-		     &sg->len);
+	if (gro->q_r != gro->q_w) {
+		const struct gro_out *o = &gro->ring[gro->q_r &
+						     gro->ring_mask];
+
+		n = o->n;
+		if (n > cap || sg->cap - sg->n < n)
+			return -ENOSPC;
+		sg->len += take_ring(gro, o, pkts, n, sg->iov + sg->n);
+	} else {
+		n = run_len(gro);
+		if (n > cap || sg->cap - sg->n < n)
+			return -ENOSPC;
+		sg->len += take_out_iov(gro, pkts, n, sg->iov + sg->n);
+	}
 	sg->n += n;
 	return (int)n;
 }
