@@ -67,6 +67,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <voff/csum.h>
 #include <voff/gro.h>
 
@@ -740,42 +742,44 @@ static void enqueue(struct voff_gro *g, struct voff_pkt *head,
 }
 
 /* Rewrite a multi-segment head's headers into a valid super-packet. */
-static void finish_super(struct voff_gro *g, const struct gro_flow *f,
-			 struct voff_pkt *hd)
+static inline void finish_super(struct voff_gro *g, const struct gro_flow *f,
+				struct voff_pkt *hd)
 {
 	uint8_t *ip = voff_pkt_data(hd) + f->l3_off;
-	const struct voff__gro_ops *ops = gro_ops[f->l4];
-	uint16_t c;
+	uint16_t len, c;
 
 	if (f->ver == 4) {
 		/*
 		 * The head's other header words are summed in f->ipsum, its
 		 * ID is first_id: the cold frame is written, not read.
 		 */
-		uint8_t w[4];
-
-		gro_put16(w, (uint16_t)f->l3_len);
-		gro_put16(w + 2, f->first_id);
-		memcpy(ip + 2, w, 2);
-		c = voff_csum_fold(f->ipsum + ld16(w) + ld16(w + 2));
+		len = htons((uint16_t)f->l3_len);
+		memcpy(ip + 2, &len, 2);
+		c = voff_csum_fold(f->ipsum + len + htons(f->first_id));
 		memcpy(ip + 10, &c, 2);
 	} else {
-		gro_put16(ip + 4, (uint16_t)(f->l3_len - 40));
+		len = htons((uint16_t)(f->l3_len - 40));
+		memcpy(ip + 4, &len, 2);
 	}
-	ops->complete(f, hd);
+	/* TCP directly: an indirect call costs more than its work. */
+	if (f->l4 == GRO_TCP) {
+		voff__gro_tcp_complete(f, hd);
+		hd->csum_offset = 16;
+	} else {
+		gro_ops[f->l4]->complete(f, hd);
+		hd->csum_offset = gro_ops[f->l4]->csum_offset;
+	}
 	hd->gso_size = f->gso_size;
 	hd->gso_segs = f->count;
 	hd->csum = VOFF_CSUM_PARTIAL;
 	hd->csum_start = f->l4_off;
-	hd->csum_offset = ops->csum_offset;
 	g->st.out_merged++;
 }
 
-/* Write @f's head as an output and queue it; the entry stays as it is. */
-static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
+/* Write @f's head as an output (not queued); the entry stays as it is. */
+static inline void write_out(struct voff_gro *g, const struct gro_flow *f,
+			     struct voff_pkt *hd)
 {
-	struct voff_pkt *hd = f->head;
-
 	hd->l2_off = g->cfg.start == VOFF_PARSE_ETH ? 0 : VOFF_OFF_NONE;
 	hd->l3_off = f->l3_off;
 	hd->l4_off = f->l4_off;
@@ -790,6 +794,14 @@ static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
 		if (f->verified && hd->csum == VOFF_CSUM_NONE)
 			hd->csum = VOFF_CSUM_VALID;
 	}
+}
+
+/* Write @f's head as an output and queue it; the entry stays as it is. */
+static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
+{
+	struct voff_pkt *hd = f->head;
+
+	write_out(g, f, hd);
 	if (g->cfg.sg)
 		enqueue(g, hd, f->tail, f->count, f->pay_off);
 	else
@@ -1630,15 +1642,21 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
  * Every flow leaves, oldest first.  The entries are not unlinked one by
  * one (that writes their neighbours in the hash chains and the age list,
  * cold entries when many flows are held): each one's bucket is emptied,
- * and the lists and layout counts are reset at the end.
+ * and the lists and layout counts are reset at the end.  When the ring
+ * has room for every flow (always, unless outputs were left in the
+ * queue), the outputs go straight into it, without enqueue()'s checks.
  */
 unsigned int voff_gro_flush_all(struct voff_gro *gro)
 {
 	unsigned int n = 0;
 	uint32_t i = gro->oldest;
+	bool direct = !gro->ov_head &&
+		      gro->ring_mask + 1 - (gro->q_w - gro->q_r) >= gro->nflows;
+	bool sg = gro->cfg.sg;
 
 	while (i != GRO_NIL) {
 		struct gro_flow *f = &gro->flows[i];
+		struct voff_pkt *hd = f->head;
 
 		/* The next entry came in the last round: fetch its head's
 		 * descriptor and the entry after it. */
@@ -1649,13 +1667,29 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 			if (nf->newer != GRO_NIL)
 				__builtin_prefetch(&gro->flows[nf->newer], 1);
 		}
-		emit_flow(gro, f);
+		write_out(gro, f, hd);
+		if (direct) {
+			struct gro_out *o = &gro->ring[gro->q_w++ &
+						       gro->ring_mask];
+
+			o->head = hd;
+			o->last = sg ? f->tail : hd;
+			o->n = sg ? f->count : 1;
+			o->pay_off = f->pay_off;
+		} else {
+			enqueue(gro, hd, sg ? f->tail : hd, sg ? f->count : 1,
+				f->pay_off);
+		}
 		gro->buckets[f->hash & gro->bucket_mask] = GRO_NIL;
 		f->head = NULL;
 		f->lay = 0;
 		gro->free_stk[gro->free_top++] = i;
 		i = f->newer;
 		n++;
+	}
+	if (direct) {
+		gro->q_len += n;
+		gro->st.out += n;
 	}
 	for (unsigned int l = 0; l < gro->nlay; l++)
 		gro->lay[l].refs = 0;
