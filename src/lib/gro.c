@@ -1648,29 +1648,38 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
  */
 unsigned int voff_gro_flush_all(struct voff_gro *gro)
 {
-	unsigned int n = 0;
+	struct gro_flow *const flows = gro->flows;
+	uint32_t *const buckets = gro->buckets;
+	const uint32_t bmask = gro->bucket_mask;
+	struct gro_out *const ring = gro->ring;
+	const uint32_t rmask = gro->ring_mask;
+	uint32_t *const free_stk = gro->free_stk;
+	uint32_t free_top = gro->free_top;
+	uint32_t q_w = gro->q_w;
 	uint32_t i = gro->oldest;
-	bool direct = !gro->ov_head &&
-		      gro->ring_mask + 1 - (gro->q_w - gro->q_r) >= gro->nflows;
+	unsigned int n = 0;
+	/* Kept in locals: the frame and descriptor stores may alias *gro. */
+	bool direct = !gro->ov_head && rmask + 1 - (q_w - gro->q_r) >=
+						 gro->nflows;
 	bool sg = gro->cfg.sg;
 
 	while (i != GRO_NIL) {
-		struct gro_flow *f = &gro->flows[i];
+		struct gro_flow *f = &flows[i];
 		struct voff_pkt *hd = f->head;
+		uint32_t newer = f->newer;
 
 		/* The next entry came in the last round: fetch its head's
 		 * descriptor and the entry after it. */
-		if (f->newer != GRO_NIL) {
-			const struct gro_flow *nf = &gro->flows[f->newer];
+		if (newer != GRO_NIL) {
+			const struct gro_flow *nf = &flows[newer];
 
 			__builtin_prefetch(nf->head, 1);
 			if (nf->newer != GRO_NIL)
-				__builtin_prefetch(&gro->flows[nf->newer], 1);
+				__builtin_prefetch(&flows[nf->newer], 1);
 		}
 		write_out(gro, f, hd);
 		if (direct) {
-			struct gro_out *o = &gro->ring[gro->q_w++ &
-						       gro->ring_mask];
+			struct gro_out *o = &ring[q_w++ & rmask];
 
 			o->head = hd;
 			o->last = sg ? f->tail : hd;
@@ -1680,17 +1689,19 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 			enqueue(gro, hd, sg ? f->tail : hd, sg ? f->count : 1,
 				f->pay_off);
 		}
-		gro->buckets[f->hash & gro->bucket_mask] = GRO_NIL;
+		buckets[f->hash & bmask] = GRO_NIL;
 		f->head = NULL;
 		f->lay = 0;
-		gro->free_stk[gro->free_top++] = i;
-		i = f->newer;
+		free_stk[free_top++] = i;
+		i = newer;
 		n++;
 	}
 	if (direct) {
+		gro->q_w = q_w;
 		gro->q_len += n;
 		gro->st.out += n;
 	}
+	gro->free_top = free_top;
 	for (unsigned int l = 0; l < gro->nlay; l++)
 		gro->lay[l].refs = 0;
 	gro->oldest = GRO_NIL;
