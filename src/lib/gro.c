@@ -1645,8 +1645,10 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
  * and the lists and layout counts are reset at the end.  When the ring
  * has room for every flow (always, unless outputs were left in the
  * queue), the outputs go straight into it, without enqueue()'s checks.
+ * The walk is inlined once per mode (@direct, @sg constant).
  */
-unsigned int voff_gro_flush_all(struct voff_gro *gro)
+static inline __attribute__((always_inline)) unsigned int
+flush_walk(struct voff_gro *gro, bool direct, bool sg)
 {
 	struct gro_flow *const flows = gro->flows;
 	uint32_t *const buckets = gro->buckets;
@@ -1658,11 +1660,8 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 	uint32_t q_w = gro->q_w;
 	uint32_t i = gro->oldest;
 	unsigned int n = 0;
-	/* Kept in locals: the frame and descriptor stores may alias *gro. */
-	bool direct = !gro->ov_head && rmask + 1 - (q_w - gro->q_r) >=
-						 gro->nflows;
-	bool sg = gro->cfg.sg;
 
+	/* Kept in locals: the frame and descriptor stores may alias *gro. */
 	while (i != GRO_NIL) {
 		struct gro_flow *f = &flows[i];
 		struct voff_pkt *hd = f->head;
@@ -1702,6 +1701,21 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro)
 		gro->st.out += n;
 	}
 	gro->free_top = free_top;
+	return n;
+}
+
+unsigned int voff_gro_flush_all(struct voff_gro *gro)
+{
+	unsigned int n;
+
+	/* One walk per mode, so that the loop tests neither. */
+	if (gro->ov_head ||
+	    gro->ring_mask + 1 - (gro->q_w - gro->q_r) < gro->nflows)
+		n = flush_walk(gro, false, gro->cfg.sg);
+	else if (gro->cfg.sg)
+		n = flush_walk(gro, true, true);
+	else
+		n = flush_walk(gro, true, false);
 	for (unsigned int l = 0; l < gro->nlay; l++)
 		gro->lay[l].refs = 0;
 	gro->oldest = GRO_NIL;
@@ -1904,8 +1918,6 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 {
 	unsigned int n;
 
-	if (!gro->q_len)
-		return 0;
 	/* One entry per packet, filled here: voff_sg_add() per segment
 	 * costs more than the rest of taking the output. */
 	if (gro->q_r != gro->q_w) {
@@ -1917,6 +1929,8 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 			return -ENOSPC;
 		sg->len += take_ring(gro, o, pkts, n, sg->iov + sg->n);
 	} else {
+		if (!gro->q_len)
+			return 0;
 		n = run_len(gro);
 		if (n > cap || sg->cap - sg->n < n)
 			return -ENOSPC;
