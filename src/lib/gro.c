@@ -1750,43 +1750,6 @@ static unsigned int run_len(const struct voff_gro *g)
 	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
 }
 
-/* Fetch both lines of a descriptor a walk reads: its start and its next. */
-static inline void pf_desc(const struct voff_pkt *p)
-{
-	__builtin_prefetch(p);
-	__builtin_prefetch(&p->next);
-}
-
-/*
- * Fetch ahead what the next outputs' walks read, one dependent step per
- * output taken: the newest packet of the output three places on (and its
- * head), the second newest of the one two places on (its newest was
- * fetched one output ago), the third newest of the next one.  A chain's
- * loads then hit the cache however long the queue is, without a stall
- * here (each pointer read was fetched an output earlier).
- */
-static inline void pf_outputs(const struct voff_gro *g)
-{
-	uint32_t ahead = g->q_w - g->q_r;
-	const struct gro_out *o;
-
-	if (ahead >= 3) {
-		o = &g->ring[(g->q_r + 2) & g->ring_mask];
-		pf_desc(o->last);
-		__builtin_prefetch(o->head);
-	}
-	if (ahead >= 2) {
-		o = &g->ring[(g->q_r + 1) & g->ring_mask];
-		if (o->n >= 3)
-			pf_desc(o->last->next);
-	}
-	if (ahead >= 1) {
-		o = &g->ring[g->q_r & g->ring_mask];
-		if (o->n >= 4)
-			pf_desc(o->last->next->next);
-	}
-}
-
 /*
  * Take the output @o, the ring's first (@n = @o->n packets), into @pkts,
  * head first, each packet's next cleared; with @iov, also describe packet
@@ -1826,7 +1789,6 @@ static inline size_t take_ring(struct voff_gro *g, const struct gro_out *o,
 	}
 	g->q_r++;
 	g->q_len--;
-	pf_outputs(g);
 	return len;
 }
 
