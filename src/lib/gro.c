@@ -742,8 +742,7 @@ static void enqueue(struct voff_gro *g, struct voff_pkt *head,
 }
 
 /* Rewrite a multi-segment head's headers into a valid super-packet. */
-static inline void finish_super(struct voff_gro *g, const struct gro_flow *f,
-				struct voff_pkt *hd)
+static inline void finish_super(const struct gro_flow *f, struct voff_pkt *hd)
 {
 	uint8_t *ip = voff_pkt_data(hd) + f->l3_off;
 	uint16_t len, c;
@@ -773,27 +772,38 @@ static inline void finish_super(struct voff_gro *g, const struct gro_flow *f,
 	hd->gso_segs = f->count;
 	hd->csum = VOFF_CSUM_PARTIAL;
 	hd->csum_start = f->l4_off;
-	g->st.out_merged++;
 }
 
-/* Write @f's head as an output (not queued); the entry stays as it is. */
-static inline void write_out(struct voff_gro *g, const struct gro_flow *f,
-			     struct voff_pkt *hd)
+/*
+ * Write @f's head as an output (not queued); the entry stays as it is.
+ * @l2_off is the engine's (l2_off_of()), loaded once per flush.
+ *
+ * Return: 1 for a super-packet, else 0 (for the out_merged counter).
+ */
+static inline unsigned int write_out(const struct gro_flow *f,
+				     struct voff_pkt *hd, uint16_t l2_off)
 {
-	hd->l2_off = g->cfg.start == VOFF_PARSE_ETH ? 0 : VOFF_OFF_NONE;
+	hd->l2_off = l2_off;
 	hd->l3_off = f->l3_off;
 	hd->l4_off = f->l4_off;
 	hd->payload_off = f->pay_off;
 	hd->hdr_len = f->pay_off;
 	if (f->count >= 2) {
-		finish_super(g, f, hd);
-	} else {
-		hd->gso_type = 0;
-		hd->gso_size = 0;
-		hd->gso_segs = 0;
-		if (f->verified && hd->csum == VOFF_CSUM_NONE)
-			hd->csum = VOFF_CSUM_VALID;
+		finish_super(f, hd);
+		return 1;
 	}
+	hd->gso_type = 0;
+	hd->gso_size = 0;
+	hd->gso_segs = 0;
+	if (f->verified && hd->csum == VOFF_CSUM_NONE)
+		hd->csum = VOFF_CSUM_VALID;
+	return 0;
+}
+
+/* The outputs' l2_off. */
+static inline uint16_t l2_off_of(const struct voff_gro *g)
+{
+	return g->cfg.start == VOFF_PARSE_ETH ? 0 : VOFF_OFF_NONE;
 }
 
 /* Write @f's head as an output and queue it; the entry stays as it is. */
@@ -801,7 +811,7 @@ static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
 {
 	struct voff_pkt *hd = f->head;
 
-	write_out(g, f, hd);
+	g->st.out_merged += write_out(f, hd, l2_off_of(g));
 	if (g->cfg.sg)
 		enqueue(g, hd, f->tail, f->count, f->pay_off);
 	else
@@ -1659,7 +1669,8 @@ flush_walk(struct voff_gro *gro, bool direct, bool sg)
 	uint32_t free_top = gro->free_top;
 	uint32_t q_w = gro->q_w;
 	uint32_t i = gro->oldest;
-	unsigned int n = 0;
+	const uint16_t l2_off = l2_off_of(gro);
+	unsigned int n = 0, merged = 0;
 
 	/* Kept in locals: the frame and descriptor stores may alias *gro. */
 	while (i != GRO_NIL) {
@@ -1676,7 +1687,7 @@ flush_walk(struct voff_gro *gro, bool direct, bool sg)
 			if (nf->newer != GRO_NIL)
 				__builtin_prefetch(&flows[nf->newer], 1);
 		}
-		write_out(gro, f, hd);
+		merged += write_out(f, hd, l2_off);
 		if (direct) {
 			struct gro_out *o = &ring[q_w++ & rmask];
 
@@ -1701,6 +1712,7 @@ flush_walk(struct voff_gro *gro, bool direct, bool sg)
 		gro->st.out += n;
 	}
 	gro->free_top = free_top;
+	gro->st.out_merged += merged;
 	return n;
 }
 
