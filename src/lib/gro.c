@@ -2,7 +2,8 @@
 /*
  * gro.c - the GRO engine: frame parsing, the flow table, IP-level merge
  * rules, payload merging and flushing; TCP and UDP rules are in gro_tcp.c
- * and gro_udp.c, reached through the ops table below
+ * and gro_udp.c, reached through the ops table below (TCP's completion
+ * directly, from gro_int.h)
  *
  * DOC: Theory of Operation
  *

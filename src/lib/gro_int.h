@@ -7,8 +7,9 @@
  * the IP-level rules common to every protocol; the protocol's struct
  * voff__gro_ops then decides whether the segment joins the flow's head,
  * whether the train ends after it, and how a finished super-packet's L4
- * header and GSO metadata are written.  gro.c reaches the ops only through
- * its static const table indexed by enum gro_l4.
+ * header and GSO metadata are written.  gro.c reaches the ops through its
+ * static const table indexed by enum gro_l4, except TCP's completion,
+ * which the flush calls directly (voff__gro_tcp_complete() below).
  */
 #ifndef VOFF_GRO_INT_H
 #define VOFF_GRO_INT_H
