@@ -2,7 +2,8 @@
 /*
  * gro.c - the GRO engine: frame parsing, the flow table, IP-level merge
  * rules, payload merging and flushing; TCP and UDP rules are in gro_tcp.c
- * and gro_udp.c, reached through the ops table below
+ * and gro_udp.c, reached through the ops table below (TCP's completion
+ * directly, from gro_int.h)
  *
  * DOC: Theory of Operation
  *
@@ -67,6 +68,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <voff/csum.h>
 #include <voff/gro.h>
 
@@ -117,11 +120,15 @@ struct gro_layout {
 /*
  * One queued output: its head and its newest packet (sg mode: segments
  * are chained newest first, each one's next pointing to the one before,
- * the head's to NULL; copy mode: the head again).
+ * the head's to NULL; copy mode: the head again), its packet count and
+ * the segments' payload offset, so that taking it reads no descriptor
+ * before the chain's.
  */
 struct gro_out {
 	struct voff_pkt *head;
 	struct voff_pkt *last;
+	uint32_t n;
+	uint32_t pay_off;
 };
 
 struct voff_gro {
@@ -718,15 +725,20 @@ static __attribute__((noinline)) void enqueue_ov(struct voff_gro *g,
 	g->ov_tail = last;
 }
 
-/* Queue the output @head .. @last (see struct gro_out). */
+/*
+ * Queue the output @head .. @last of @n packets whose segments' payload
+ * starts at @pay_off (see struct gro_out).
+ */
 static void enqueue(struct voff_gro *g, struct voff_pkt *head,
-		    struct voff_pkt *last)
+		    struct voff_pkt *last, uint32_t n, uint32_t pay_off)
 {
 	if (!g->ov_head && g->q_w - g->q_r <= g->ring_mask) {
 		struct gro_out *o = &g->ring[g->q_w++ & g->ring_mask];
 
 		o->head = head;
 		o->last = last;
+		o->n = n;
+		o->pay_off = pay_off;
 	} else {
 		enqueue_ov(g, head, last);
 	}
@@ -735,35 +747,68 @@ static void enqueue(struct voff_gro *g, struct voff_pkt *head,
 }
 
 /* Rewrite a multi-segment head's headers into a valid super-packet. */
-static void finish_super(struct voff_gro *g, const struct gro_flow *f,
-			 struct voff_pkt *hd)
+static inline void finish_super(const struct gro_flow *f, struct voff_pkt *hd)
 {
 	uint8_t *ip = voff_pkt_data(hd) + f->l3_off;
-	const struct voff__gro_ops *ops = gro_ops[f->l4];
-	uint16_t c;
+	uint16_t len, c;
 
 	if (f->ver == 4) {
 		/*
 		 * The head's other header words are summed in f->ipsum, its
 		 * ID is first_id: the cold frame is written, not read.
 		 */
-		uint8_t w[4];
-
-		gro_put16(w, (uint16_t)f->l3_len);
-		gro_put16(w + 2, f->first_id);
-		memcpy(ip + 2, w, 2);
-		c = voff_csum_fold(f->ipsum + ld16(w) + ld16(w + 2));
+		len = htons((uint16_t)f->l3_len);
+		memcpy(ip + 2, &len, 2);
+		c = voff_csum_fold(f->ipsum + len + htons(f->first_id));
 		memcpy(ip + 10, &c, 2);
 	} else {
-		gro_put16(ip + 4, (uint16_t)(f->l3_len - 40));
+		len = htons((uint16_t)(f->l3_len - 40));
+		memcpy(ip + 4, &len, 2);
 	}
-	ops->complete(f, hd);
+	/* TCP directly: an indirect call costs more than its work. */
+	if (f->l4 == GRO_TCP) {
+		voff__gro_tcp_complete(f, hd);
+		hd->csum_offset = 16;
+	} else {
+		gro_ops[f->l4]->complete(f, hd);
+		hd->csum_offset = gro_ops[f->l4]->csum_offset;
+	}
 	hd->gso_size = f->gso_size;
 	hd->gso_segs = f->count;
 	hd->csum = VOFF_CSUM_PARTIAL;
 	hd->csum_start = f->l4_off;
-	hd->csum_offset = ops->csum_offset;
-	g->st.out_merged++;
+}
+
+/*
+ * Write @f's head as an output (not queued); the entry stays as it is.
+ * @l2_off is the engine's (l2_off_of()), loaded once per flush.
+ *
+ * Return: 1 for a super-packet, else 0 (for the out_merged counter).
+ */
+static inline unsigned int write_out(const struct gro_flow *f,
+				     struct voff_pkt *hd, uint16_t l2_off)
+{
+	hd->l2_off = l2_off;
+	hd->l3_off = f->l3_off;
+	hd->l4_off = f->l4_off;
+	hd->payload_off = f->pay_off;
+	hd->hdr_len = f->pay_off;
+	if (f->count >= 2) {
+		finish_super(f, hd);
+		return 1;
+	}
+	hd->gso_type = 0;
+	hd->gso_size = 0;
+	hd->gso_segs = 0;
+	if (f->verified && hd->csum == VOFF_CSUM_NONE)
+		hd->csum = VOFF_CSUM_VALID;
+	return 0;
+}
+
+/* The outputs' l2_off. */
+static inline uint16_t l2_off_of(const struct voff_gro *g)
+{
+	return g->cfg.start == VOFF_PARSE_ETH ? 0 : VOFF_OFF_NONE;
 }
 
 /* Write @f's head as an output and queue it; the entry stays as it is. */
@@ -771,21 +816,11 @@ static void emit_flow(struct voff_gro *g, const struct gro_flow *f)
 {
 	struct voff_pkt *hd = f->head;
 
-	hd->l2_off = g->cfg.start == VOFF_PARSE_ETH ? 0 : VOFF_OFF_NONE;
-	hd->l3_off = f->l3_off;
-	hd->l4_off = f->l4_off;
-	hd->payload_off = f->pay_off;
-	hd->hdr_len = f->pay_off;
-	if (f->count >= 2) {
-		finish_super(g, f, hd);
-	} else {
-		hd->gso_type = 0;
-		hd->gso_size = 0;
-		hd->gso_segs = 0;
-		if (f->verified && hd->csum == VOFF_CSUM_NONE)
-			hd->csum = VOFF_CSUM_VALID;
-	}
-	enqueue(g, hd, g->cfg.sg ? f->tail : hd);
+	g->st.out_merged += write_out(f, hd, l2_off_of(g));
+	if (g->cfg.sg)
+		enqueue(g, hd, f->tail, f->count, f->pay_off);
+	else
+		enqueue(g, hd, hd, 1, f->pay_off);
 }
 
 static void flush_flow(struct voff_gro *g, struct gro_flow *f)
@@ -1747,33 +1782,82 @@ int voff_gro_receive_burst(struct voff_gro *gro, struct voff_pkt *const *pkts,
  * Every flow leaves, oldest first.  The entries are not unlinked one by
  * one (that writes their neighbours in the hash chains and the age list,
  * cold entries when many flows are held): each one's bucket is emptied,
- * and the lists and layout counts are reset at the end.
+ * and the lists and layout counts are reset at the end.  When the ring
+ * has room for every flow (always, unless outputs were left in the
+ * queue), the outputs go straight into it, without enqueue()'s checks.
+ * The walk is inlined once per mode (@direct, @sg constant).
  */
-unsigned int voff_gro_flush_all(struct voff_gro *gro)
+static inline __attribute__((always_inline)) unsigned int
+flush_walk(struct voff_gro *gro, bool direct, bool sg)
 {
-	unsigned int n = 0;
+	struct gro_flow *const flows = gro->flows;
+	uint32_t *const buckets = gro->buckets;
+	const uint32_t bmask = gro->bucket_mask;
+	struct gro_out *const ring = gro->ring;
+	const uint32_t rmask = gro->ring_mask;
+	uint32_t *const free_stk = gro->free_stk;
+	uint32_t free_top = gro->free_top;
+	uint32_t q_w = gro->q_w;
 	uint32_t i = gro->oldest;
+	const uint16_t l2_off = l2_off_of(gro);
+	unsigned int n = 0, merged = 0;
 
+	/* Kept in locals: the frame and descriptor stores may alias *gro. */
 	while (i != GRO_NIL) {
-		struct gro_flow *f = &gro->flows[i];
+		struct gro_flow *f = &flows[i];
+		struct voff_pkt *hd = f->head;
+		uint32_t newer = f->newer;
 
 		/* The next entry came in the last round: fetch its head's
 		 * descriptor and the entry after it. */
-		if (f->newer != GRO_NIL) {
-			const struct gro_flow *nf = &gro->flows[f->newer];
+		if (newer != GRO_NIL) {
+			const struct gro_flow *nf = &flows[newer];
 
 			__builtin_prefetch(nf->head, 1);
 			if (nf->newer != GRO_NIL)
-				__builtin_prefetch(&gro->flows[nf->newer], 1);
+				__builtin_prefetch(&flows[nf->newer], 1);
 		}
-		emit_flow(gro, f);
-		gro->buckets[f->hash & gro->bucket_mask] = GRO_NIL;
+		merged += write_out(f, hd, l2_off);
+		if (direct) {
+			struct gro_out *o = &ring[q_w++ & rmask];
+
+			o->head = hd;
+			o->last = sg ? f->tail : hd;
+			o->n = sg ? f->count : 1;
+			o->pay_off = f->pay_off;
+		} else {
+			enqueue(gro, hd, sg ? f->tail : hd, sg ? f->count : 1,
+				f->pay_off);
+		}
+		buckets[f->hash & bmask] = GRO_NIL;
 		f->head = NULL;
 		f->lay = 0;
-		gro->free_stk[gro->free_top++] = i;
-		i = f->newer;
+		free_stk[free_top++] = i;
+		i = newer;
 		n++;
 	}
+	if (direct) {
+		gro->q_w = q_w;
+		gro->q_len += n;
+		gro->st.out += n;
+	}
+	gro->free_top = free_top;
+	gro->st.out_merged += merged;
+	return n;
+}
+
+unsigned int voff_gro_flush_all(struct voff_gro *gro)
+{
+	unsigned int n;
+
+	/* One walk per mode, so that the loop tests neither. */
+	if (gro->ov_head ||
+	    gro->ring_mask + 1 - (gro->q_w - gro->q_r) < gro->nflows)
+		n = flush_walk(gro, false, gro->cfg.sg);
+	else if (gro->cfg.sg)
+		n = flush_walk(gro, true, true);
+	else
+		n = flush_walk(gro, true, false);
 	for (unsigned int l = 0; l < gro->nlay; l++)
 		gro->lay[l].refs = 0;
 	gro->oldest = GRO_NIL;
@@ -1797,74 +1881,78 @@ unsigned int voff_gro_flush(struct voff_gro *gro, uint64_t now_ns)
 	return n;
 }
 
-/* The head of the output the queue starts with, or NULL. */
-static struct voff_pkt *q_first(const struct voff_gro *g)
-{
-	if (g->q_r != g->q_w)
-		return g->ring[g->q_r & g->ring_mask].head;
-	return g->ov_head;
-}
-
 /* Packets of the output the queue starts with (it is not empty). */
 static unsigned int run_len(const struct voff_gro *g)
 {
-	const struct voff_pkt *p = q_first(g);
+	const struct voff_pkt *p;
 
+	if (g->q_r != g->q_w)
+		return g->ring[g->q_r & g->ring_mask].n;
+	p = g->ov_head;
 	return g->cfg.sg && p->gso_segs > 1 ? p->gso_segs : 1;
 }
 
 /*
- * Take the first output (@n = run_len() packets) into @pkts, head first,
- * each packet's next cleared; with @iov, also describe packet i's bytes
- * in @iov[i] (after @pay_off but for the head's) and add them to *@len,
- * in the same walk: the walk is a chain of dependent loads, the rest of
- * the work overlaps it.
+ * Take the output @o, the ring's first (@n = @o->n packets), into @pkts,
+ * head first, each packet's next cleared; with @iov, also describe packet
+ * i's bytes in @iov[i] (after the payload offset but for the head's).  The
+ * chain is walked once, from the newest packet down to the second (the
+ * head comes from the ring), filling both arrays from the end in the same
+ * walk: the walk is a chain of dependent loads, the rest overlaps it.
+ *
+ * Return: the bytes described (0 without @iov).
  */
-static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
-				unsigned int n, struct iovec *iov,
-				uint16_t pay_off, size_t *len)
+static inline size_t take_ring(struct voff_gro *g, const struct gro_out *o,
+			       struct voff_pkt **pkts, unsigned int n,
+			       struct iovec *iov)
+{
+	struct voff_pkt *p = o->last;
+	uint32_t pay_off = o->pay_off;
+	size_t len = 0;
+
+	for (unsigned int i = n - 1; i > 0; i--) {
+		struct voff_pkt *older = p->next;
+
+		pkts[i] = p;
+		p->next = NULL;
+		if (iov) {
+			iov[i].iov_base = voff_pkt_data(p) + pay_off;
+			iov[i].iov_len = p->len - pay_off;
+			len += p->len - pay_off;
+		}
+		p = older;
+	}
+	p = o->head;
+	pkts[0] = p;
+	if (iov) {
+		iov[0].iov_base = voff_pkt_data(p);
+		iov[0].iov_len = p->len;
+		len += p->len;
+	}
+	g->q_r++;
+	g->q_len--;
+	return len;
+}
+
+/*
+ * Take the first output (@n = run_len() packets) into @pkts, head first,
+ * each packet's next cleared; with @iov, also describe the packets' bytes
+ * as take_ring() does.
+ *
+ * Return: the bytes described (0 without @iov).
+ */
+static inline size_t take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
+				  unsigned int n, struct iovec *iov)
 {
 	struct voff_pkt *p;
+	uint32_t pay_off;
+	size_t len = 0;
 
+	if (g->q_r != g->q_w)
+		return take_ring(g, &g->ring[g->q_r & g->ring_mask], pkts, n,
+				 iov);
 	g->q_len--;
-	if (g->q_r != g->q_w) {
-		const struct gro_out *o = &g->ring[g->q_r++ & g->ring_mask];
-
-		/*
-		 * The segments from the newest down to the second; the head
-		 * comes from the ring (its next is NULL already), so the
-		 * walk has one dependent load less.
-		 */
-		p = o->last;
-		for (unsigned int i = n - 1; i > 0; i--) {
-			struct voff_pkt *older = p->next;
-
-			pkts[i] = p;
-			p->next = NULL;
-			if (iov) {
-				iov[i].iov_base = voff_pkt_data(p) + pay_off;
-				iov[i].iov_len = p->len - pay_off;
-				*len += p->len - pay_off;
-			}
-			p = older;
-		}
-		p = o->head;
-		pkts[0] = p;
-		if (iov) {
-			iov[0].iov_base = voff_pkt_data(p);
-			iov[0].iov_len = p->len;
-			*len += p->len;
-		}
-		/* Two outputs ahead: the descriptors this reads first. */
-		if (g->q_w - g->q_r >= 2) {
-			const struct gro_out *o2 = &g->ring[(g->q_r + 1) &
-							    g->ring_mask];
-
-			__builtin_prefetch(o2->head);
-			__builtin_prefetch(&o2->last->next);
-		}
-		return;
-	}
+	pay_off = g->ov_head->payload_off;
 	for (unsigned int i = 0; i < n; i++) {
 		p = g->ov_head;
 		g->ov_head = p->next;
@@ -1878,14 +1966,15 @@ static inline void take_out_iov(struct voff_gro *g, struct voff_pkt **pkts,
 
 		iov[i].iov_base = voff_pkt_data(pkts[i]) + skip;
 		iov[i].iov_len = pkts[i]->len - skip;
-		*len += pkts[i]->len - skip;
+		len += pkts[i]->len - skip;
 	}
+	return len;
 }
 
 static void take_out(struct voff_gro *g, struct voff_pkt **pkts,
 		     unsigned int n)
 {
-	take_out_iov(g, pkts, n, NULL, 0, NULL);
+	take_out_iov(g, pkts, n, NULL);
 }
 
 /* Sg mode, flat consumer: copy a chained super-packet into one buffer. */
@@ -1933,15 +2022,24 @@ int voff_gro_pop_sg(struct voff_gro *gro, struct voff_sg *sg,
 {
 	unsigned int n;
 
-	if (!gro->q_len)
-		return 0;
-	n = run_len(gro);
-	if (n > cap || sg->cap - sg->n < n)
-		return -ENOSPC;
 	/* One entry per packet, filled here: voff_sg_add() per segment
 	 * costs more than the rest of taking the output. */
-	take_out_iov(gro, pkts, n, sg->iov + sg->n, q_first(gro)->payload_off,
-		     &sg->len);
+	if (gro->q_r != gro->q_w) {
+		const struct gro_out *o = &gro->ring[gro->q_r &
+						     gro->ring_mask];
+
+		n = o->n;
+		if (n > cap || sg->cap - sg->n < n)
+			return -ENOSPC;
+		sg->len += take_ring(gro, o, pkts, n, sg->iov + sg->n);
+	} else {
+		if (!gro->q_len)
+			return 0;
+		n = run_len(gro);
+		if (n > cap || sg->cap - sg->n < n)
+			return -ENOSPC;
+		sg->len += take_out_iov(gro, pkts, n, sg->iov + sg->n);
+	}
 	sg->n += n;
 	return (int)n;
 }

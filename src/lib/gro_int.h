@@ -7,8 +7,9 @@
  * the IP-level rules common to every protocol; the protocol's struct
  * voff__gro_ops then decides whether the segment joins the flow's head,
  * whether the train ends after it, and how a finished super-packet's L4
- * header and GSO metadata are written.  gro.c reaches the ops only through
- * its static const table indexed by enum gro_l4.
+ * header and GSO metadata are written.  gro.c reaches the ops through its
+ * static const table indexed by enum gro_l4, except TCP's completion,
+ * which the flush calls directly (voff__gro_tcp_complete() below).
  */
 #ifndef VOFF_GRO_INT_H
 #define VOFF_GRO_INT_H
@@ -16,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <arpa/inet.h>
 
 #include <voff/csum.h>
 #include <voff/pkt.h>
@@ -296,20 +299,48 @@ static inline bool gro_bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
 static inline uint16_t voff__gro_l4_seed(const struct gro_flow *f,
 					 uint8_t proto, uint32_t l4_len)
 {
-	/* The key's first words are the addresses, loaded from the header. */
-	unsigned int n = f->ver == 4 ? 1 : 4;
-	const uint8_t t[8] = { 0, 0, 0, proto, (uint8_t)(l4_len >> 24),
-			       (uint8_t)(l4_len >> 16), (uint8_t)(l4_len >> 8),
-			       (uint8_t)l4_len };
-	uint64_t sum = 0, w;
+	/*
+	 * The key's first words are the addresses, loaded from the header
+	 * (memory order); the protocol and length words are added as the
+	 * native values of their big-endian bytes.
+	 */
+	uint64_t sum = (uint64_t)htonl(proto) + htonl(l4_len);
 
-	for (unsigned int i = 0; i < n; i++)
-		sum += (f->key[i] & 0xFFFFFFFFu) + (f->key[i] >> 32);
-	memcpy(&w, t, 8);
-	sum += (w & 0xFFFFFFFFu) + (w >> 32);
+	sum += (f->key[0] & 0xFFFFFFFFu) + (f->key[0] >> 32);
+	if (f->ver != 4) {
+		for (unsigned int i = 1; i < 4; i++)
+			sum += (f->key[i] & 0xFFFFFFFFu) + (f->key[i] >> 32);
+	}
 	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
 	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
 	return (uint16_t)~voff_csum_fold((uint32_t)sum);
+}
+
+/**
+ * voff__gro_tcp_complete() - TCP's complete() (see struct voff__gro_ops)
+ * @f:		the flow, @f->count >= 2
+ * @head:	its head packet
+ *
+ * Inline here so that the engine's flush calls it directly, without the
+ * ops table's indirect call; gro_tcp.c's ops entry wraps it.
+ */
+static inline void voff__gro_tcp_complete(const struct gro_flow *f,
+					  struct voff_pkt *head)
+{
+	uint8_t *th = voff_pkt_data(head) + f->l4_off;
+	uint32_t l4_len = f->l3_len - (uint32_t)(f->l4_off - f->l3_off);
+	uint16_t seed = voff__gro_l4_seed(f, 6, l4_len);
+	uint32_t type;
+
+	memcpy(th + 16, &seed, 2);
+	if (f->ver == 4)
+		type = f->idmode == GRO_ID_FIXED ?
+		       VOFF_GSO_TCPV4 | VOFF_GSO_TCP_FIXEDID : VOFF_GSO_TCPV4;
+	else
+		type = VOFF_GSO_TCPV6;
+	if (gro_flow_tcp8(f)[5] & GRO_TCP_CWR)	/* the head's flags */
+		type |= VOFF_GSO_TCP_ECN;
+	head->gso_type = type;
 }
 
 struct voff_gro;

@@ -70,21 +70,7 @@ static bool tcp_joined(struct gro_flow *f, const struct gro_seg *s,
 
 static void tcp_complete(const struct gro_flow *f, struct voff_pkt *head)
 {
-	uint8_t *d = voff_pkt_data(head);
-	uint8_t *th = d + f->l4_off;
-	uint32_t l4_len = f->l3_len - (uint32_t)(f->l4_off - f->l3_off);
-	uint16_t seed = voff__gro_l4_seed(f, 6, l4_len);
-
-	memcpy(th + 16, &seed, 2);
-	if (f->ver == 4) {
-		head->gso_type = VOFF_GSO_TCPV4;
-		if (f->idmode == GRO_ID_FIXED)
-			head->gso_type |= VOFF_GSO_TCP_FIXEDID;
-	} else {
-		head->gso_type = VOFF_GSO_TCPV6;
-	}
-	if (gro_flow_tcp8(f)[5] & GRO_TCP_CWR)	/* the head's flags */
-		head->gso_type |= VOFF_GSO_TCP_ECN;
+	voff__gro_tcp_complete(f, head);
 }
 
 const struct voff__gro_ops voff__gro_tcp_ops = {

@@ -1017,6 +1017,61 @@ static void t_queue_overflow(void)
 	run_fini(&R);
 }
 
+/* Hold @nf flows of five segments each, ports from @sport0, and flush. */
+static void hold_five(int sport0, int nf)
+{
+	for (int i = 0; i < nf; i++)
+		for (int k = 0; k < 5; k++)
+			run_feed(&R, &(struct sp){ .seq = 1 + 100 * (uint32_t)k,
+						   .len = 100,
+						   .id = (uint16_t)k,
+						   .sport = (uint16_t)(sport0 + i) },
+				 0);
+	CHECK_EQ(voff_gro_held(R.g), nf);
+	voff_gro_flush_all(R.g);
+	CHECK_EQ(voff_gro_held(R.g), 0);
+}
+
+/*
+ * voff_gro_flush_all() with outputs still queued: into the ring while it
+ * has room for every flow (also across its wrap), behind it when not;
+ * the outputs leave in order, whole, chains of five in sg mode.
+ */
+static void t_flush_all_queued(void)
+{
+	struct voff_gro_config cfg = { .max_flows = 16 };
+	struct voff_gro_stats st;
+
+	setup(&cfg);
+	hold_five(10, 16);		/* fills the ring of 16 */
+	CHECK_EQ(voff_gro_pending(R.g), 16);
+	hold_five(26, 8);		/* no room: behind the ring */
+	CHECK_EQ(voff_gro_pending(R.g), 24);
+	run_collect(&R);
+	CHECK_EQ(R.n, 24);
+	hold_five(34, 8);		/* into the ring again */
+	hold_five(42, 4);		/* room for 8: across the wrap */
+	CHECK_EQ(voff_gro_pending(R.g), 12);
+	hold_five(46, 6);		/* room for 4: behind the ring */
+	CHECK_EQ(voff_gro_pending(R.g), 18);
+	run_collect(&R);
+	hold_five(52, 3);		/* the ring once more */
+	run_end(&R);
+	CHECK_EQ(R.n, 45);
+	for (int i = 0; i < 45; i++) {
+		CHECK_EQ(R.out[i].d[35], 10 + i);
+		CHECK_EQ(R.out[i].gso_segs, 5);
+		CHECK_EQ(R.out[i].gso_size, 100);
+		CHECK_EQ(R.out[i].len, 14 + 20 + 20 + 500);
+		CHECK_EQ(R.out[i].passed, false);
+	}
+	voff_gro_stats(R.g, &st);
+	CHECK_EQ(st.out, 45);
+	CHECK_EQ(st.out_merged, 45);
+	CHECK_EQ(voff_gro_pending(R.g), 0);
+	run_fini(&R);
+}
+
 /* Non-IP, ICMP and too-short frames pass without touching flows. */
 static void t_not_ours(void)
 {
@@ -1293,6 +1348,7 @@ CHECK_MAIN(CHECK_TEST(t_merge_v4), CHECK_TEST(t_merge_v6),
 	   CHECK_TEST(t_udp_disabled), CHECK_TEST(t_flush_timeout),
 	   CHECK_TEST(t_batch_end), CHECK_TEST(t_evict_oldest),
 	   CHECK_TEST(t_queue_overflow),
+	   CHECK_TEST(t_flush_all_queued),
 	   CHECK_TEST(t_not_ours), CHECK_TEST(t_gso_input),
 	   CHECK_TEST(t_in_place), CHECK_TEST(t_vnet_header),
 	   CHECK_TEST(t_drain), CHECK_TEST(t_no_buffer),
