@@ -100,11 +100,11 @@ static void collect(struct side *s, bool sg)
 	}
 }
 
-static void feed(struct side *s, bool sg, const uint8_t *d, uint32_t len,
-		 uint8_t flags, uint64_t now)
+/* A pool packet holding @d, with the checksum state of record @flags. */
+static struct voff_pkt *make_pkt(const uint8_t *d, uint32_t len,
+				 uint8_t flags)
 {
 	struct voff_pkt *p;
-	int rc;
 
 	if (voff_pkt_alloc(len > 2048 ? big_pool : small_pool, &p) != 0 ||
 	    voff_pkt_set_data(p, d, len) != 0)
@@ -112,6 +112,15 @@ static void feed(struct side *s, bool sg, const uint8_t *d, uint32_t len,
 	p->csum = flags & 3;
 	if (p->csum > VOFF_CSUM_VALID)
 		p->csum = VOFF_CSUM_NONE;
+	return p;
+}
+
+static void feed(struct side *s, bool sg, const uint8_t *d, uint32_t len,
+		 uint8_t flags, uint64_t now)
+{
+	struct voff_pkt *p = make_pkt(d, len, flags);
+	int rc;
+
 	rc = voff_gro_receive(s->g, p, now);
 	if (rc < 0)
 		fail();
@@ -161,17 +170,9 @@ static void submit(struct side *s, uint64_t now)
 static void feed_burst(struct side *s, const uint8_t *d, uint32_t len,
 		       uint8_t flags, uint64_t now, uint64_t *burst_now)
 {
-	struct voff_pkt *p;
-
 	if (n_burst && now != *burst_now)
 		submit(s, *burst_now);
-	if (voff_pkt_alloc(len > 2048 ? big_pool : small_pool, &p) != 0 ||
-	    voff_pkt_set_data(p, d, len) != 0)
-		fail();
-	p->csum = flags & 3;
-	if (p->csum > VOFF_CSUM_VALID)
-		p->csum = VOFF_CSUM_NONE;
-	burst[n_burst++] = p;
+	burst[n_burst++] = make_pkt(d, len, flags);
 	*burst_now = now;
 	if ((flags & 4) || n_burst == BURST)
 		submit(s, now);
