@@ -1032,12 +1032,25 @@ static void copy_fields(struct gro_flow *f, const struct gro_seg *s)
 	}
 }
 
-static void hold(struct voff_gro *g, struct voff_pkt *pkt,
-		 const struct gro_seg *s, const uint64_t *key, unsigned int kl,
-		 uint32_t h, uint64_t now_ns, bool verified)
+/*
+ * Sum of an IPv4 header's words but total length, ID and checksum (native
+ * order, unfolded): a flow's ipsum.
+ */
+static inline uint32_t ipv4_fixed_sum(const uint8_t *ip)
 {
-	struct gro_flow *f = new_flow(g, h, key, kl);
+	return (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
+	       ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) + ld16(ip + 18);
+}
 
+/*
+ * The fields of a new head's entry @f that hold() and fast_take() both
+ * write, from segment @s; @ipsum: ipv4_fixed_sum() of its IPv4 header, 0
+ * for IPv6.
+ */
+static inline __attribute__((always_inline)) void
+head_init(struct gro_flow *f, struct voff_pkt *pkt, const struct gro_seg *s,
+	  bool verified, uint32_t ipsum, uint64_t now_ns)
+{
 	f->head = pkt;
 	f->tail = pkt;
 	pkt->next = NULL;
@@ -1054,14 +1067,18 @@ static void hold(struct voff_gro *g, struct voff_pkt *pkt,
 	f->l4 = s->l4;
 	f->verified = verified;
 	f->next_seq = s->seq + s->pay_len;
-	f->ipsum = 0;
-	if (s->ver == 4) {
-		const uint8_t *ip = s->data + s->l3_off;
+	f->ipsum = ipsum;
+}
 
-		f->ipsum = (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
-			   ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
-			   ld16(ip + 18);
-	}
+static void hold(struct voff_gro *g, struct voff_pkt *pkt,
+		 const struct gro_seg *s, const uint64_t *key, unsigned int kl,
+		 uint32_t h, uint64_t now_ns, bool verified)
+{
+	struct gro_flow *f = new_flow(g, h, key, kl);
+
+	head_init(f, pkt, s, verified,
+		  s->ver == 4 ? ipv4_fixed_sum(s->data + s->l3_off) : 0,
+		  now_ns);
 	tmpl_build(g, f, s);
 	if (!f->lay)
 		copy_fields(f, s);
@@ -1432,11 +1449,12 @@ static inline bool l2_shape_is(const struct gro_layout *L, const uint8_t *d)
 
 /*
  * hold() for fast_hold(): @pkt (frame @d) has layout @lay, TCP, and the
- * full path would hold it; @ipsum is hold()'s f->ipsum, summed already.  The entry ends up as hold() leaves it, but
- * for template words past the ones tmpl_eq() compares (no one reads
- * them): the template is built from the layout known already (no
- * layout_of(), no parse) in 16-byte words.  Inline, like new_flow(): a
- * call from the burst loop saves and restores more than it costs.
+ * full path would hold it; @ipsum is its ipv4_fixed_sum(), summed
+ * already.  The entry ends up as hold() leaves it, but for template
+ * words past the ones tmpl_eq() compares (no one reads them): the
+ * template is built from the layout known already (no layout_of(), no
+ * parse) in 16-byte words.  Inline, like new_flow(): a call from the
+ * burst loop saves and restores more than it costs.
  */
 static inline __attribute__((always_inline)) void
 fast_take(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
@@ -1445,28 +1463,21 @@ fast_take(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
 {
 	struct gro_layout *L = &g->lay[lay];
 	struct gro_flow *f = new_flow(g, h, key, kl);
-	const uint8_t *ip = d + L->l3_off, *th = d + L->l4_off;
-	uint32_t pay_len = pkt->len - L->hdr_len;
 	unsigned int nv = L->nw > GRO_TMPL_WORDS - 2 ? GRO_TMPL_WORDS / 2
 						      : GRO_TMPL_WORDS / 2 - 1;
+	const struct gro_seg s = {
+		.data = (uint8_t *)d,
+		.l3_off = L->l3_off,
+		.l4_off = L->l4_off,
+		.pay_off = L->hdr_len,
+		.l3_len = pkt->len - L->l3_off,
+		.pay_len = pkt->len - L->hdr_len,
+		.ver = L->ver,
+		.l4 = GRO_TCP,
+		.seq = gro_get32(d + L->l4_off + 4),
+	};
 
-	f->head = pkt;
-	f->tail = pkt;
-	pkt->next = NULL;
-	f->start_ns = now_ns;
-	f->l3_off = L->l3_off;
-	f->l4_off = L->l4_off;
-	f->pay_off = L->hdr_len;
-	f->l3_len = pkt->len - L->l3_off;
-	f->gso_size = (uint16_t)pay_len;
-	f->count = 1;
-	f->idmode = GRO_ID_UNSET;
-	f->ver = L->ver;
-	f->l4 = GRO_TCP;
-	f->verified = pkt->csum != VOFF_CSUM_PARTIAL;
-	f->next_seq = gro_get32(th + 4) + pay_len;
-	f->first_id = L->ver == 4 ? gro_get16(ip + 4) : 0;
-	f->ipsum = ipsum;
+	head_init(f, pkt, &s, pkt->csum != VOFF_CSUM_PARTIAL, ipsum, now_ns);
 	if (pkt->len >= GRO_TMPL_MAX) {
 		for (unsigned int i = 0; i < nv; i++) {
 			gro_v2 w, m;
@@ -1524,9 +1535,7 @@ fast_hold(struct voff_gro *g, struct voff_pkt *pkt, const uint8_t *d, int lay,
 		return false;
 	if (L->ver == 4) {
 		/* The header checksum, and the head's sum for later. */
-		ipsum = (uint32_t)ld16(ip) + ld16(ip + 6) + ld16(ip + 8) +
-			ld16(ip + 12) + ld16(ip + 14) + ld16(ip + 16) +
-			ld16(ip + 18);
+		ipsum = ipv4_fixed_sum(ip);
 		if (ip[0] != 0x45 || ip[9] != 6 || gro_get16(ip + 2) != avail ||
 		    (gro_get16(ip + 6) & 0xBFFF) ||
 		    voff_csum_fold(ipsum + ld16(ip + 2) + ld16(ip + 4) +
