@@ -70,8 +70,9 @@ if wait "$ipid"; then ok "iperf3 completed through the faults"
 else bad "iperf3 failed: $(tail -3 "$LIB_TMP/load.json")"; fi
 bps=$(iperf_bps "$LIB_TMP/load.json")
 echo "# throughput under faults: $((bps / 1000000)) Mbit/s"
-if [ "$bps" -gt 50000000 ]; then ok "throughput kept (> 50 Mbit/s)"
-else bad "throughput $bps bit/s"; fi
+# Speed is for bench/: a test claims only that traffic kept flowing.
+if [ "$bps" -gt 0 ]; then ok "traffic flowed through the faults"
+else bad "no traffic through the faults ($bps bit/s)"; fi
 if sw_alive; then ok "switch alive"; else bad "switch exited"; exit 1; fi
 
 # The failed ports are still removable; their descriptors go with them.
