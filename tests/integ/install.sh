@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # install.sh - `cmake --install` puts the shared and static library, the
-# headers, voff.pc, the command and the man pages under a prefix, and a
-# program built only from that prefix (through pkg-config) links and runs,
-# against the shared library and against the static one.
+# headers, voff.pc, the CMake package config, the command and the man pages
+# under a prefix, and a program built only from that prefix (through
+# pkg-config, and through find_package(voff)) links and runs, against the
+# shared library and against the static one.
 set -euo pipefail
 : "${VOFF_BUILD:?}"
 tmp=$(mktemp -d)
@@ -58,6 +59,30 @@ cc "${san[@]}" -std=c11 "$tmp/user.c" -o "$tmp/user_static" \
 	$(pkg-config --cflags voff) "$libdir/libvoff.a" \
 	$(pkg-config --libs libpcap libmnl)
 "$tmp/user_static" | grep -qx "0.1.0 eth"
+# find_package(voff) finds the same installation: a CMake project links
+# voff::voff (shared) and voff::voff_static and both run.
+mkdir "$tmp/cm"
+cp "$tmp/user.c" "$tmp/cm/user.c"
+cat > "$tmp/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(voffuser LANGUAGES C)
+find_package(voff 0.1 REQUIRED)
+add_executable(user_shared user.c)
+target_link_libraries(user_shared PRIVATE voff::voff)
+add_executable(user_static user.c)
+target_link_libraries(user_static PRIVATE voff::voff_static)
+CM
+cm_flags=()
+[[ ${#san[@]} -gt 0 ]] && cm_flags=("-DCMAKE_C_FLAGS=${san[0]}")
+cmake -S "$tmp/cm" -B "$tmp/cm/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+	"${cm_flags[@]+"${cm_flags[@]}"}" >"$tmp/cm.log" 2>&1 &&
+	cmake --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1 ||
+	{ cat "$tmp/cm.log"; echo "find_package(voff) project failed"; exit 1; }
+LD_LIBRARY_PATH=$libdir "$tmp/cm/build/user_shared" | grep -qx "0.1.0 eth"
+"$tmp/cm/build/user_static" | grep -qx "0.1.0 eth"
+[[ -e "$libdir/cmake/voff/voffConfig.cmake" ]] ||
+	{ echo "missing after install: voffConfig.cmake"; exit 1; }
+
 # The public headers also compile as C++ (extern "C", no C-only syntax).
 if command -v g++ >/dev/null; then
 	echo '#include <voff/voff.h>' |
