@@ -2,7 +2,7 @@
 /*
  * bench_gro.c - GRO cost per input packet: voff's engine against DPDK's
  * rte_gro_reassemble_burst() and its context (timeout-flush) table, in one
- * process, on the same frames (PEERS.md "DPDK measured here")
+ * process, on the same frames (docs/peers.md §3, "DPDK measured here")
  *
  *	bench_gro [--json] [--quick] [-- EAL arguments]
  *

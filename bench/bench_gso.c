@@ -9,7 +9,7 @@
  *	bench_gso [--json] [--ms N] [--runs N] [--cpu-time] [--no-dpdk]
  *		  [--case NAME]
  *
- * Cases work on the super-packets of PEERS.md: TCP4 65226 B (Ethernet,
+ * Cases use the super-packets of docs/peers.md §3: TCP4 65226 B (Ethernet,
  * IPv4 DF, TCP with timestamps: 66-byte headers, 45 x 1448), TCP6 (86-byte
  * headers, 45 x 1428) and USO over IPv4 (42-byte headers, 45 x 1452).
  * Each case reports the median over --runs runs (taken round-robin over

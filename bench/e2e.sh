@@ -21,7 +21,7 @@
 # Needs root and iperf3.  VOFF=path of voff (required); REPS (default 3);
 # SECS per run (default 3); CC, the TCP congestion control for every run
 # (default cubic: the machine's default bbr paces every skb with a timer,
-# which halves the kernel's own veth numbers here, see BASELINES.md);
+# which halves the kernel's own veth numbers here, see docs/baselines.md §1);
 # OUT, where the TSV and the plots go (default docs/img; OUT= for none);
 # ONLY, a bash regular expression: run only the scenarios it matches.
 # Progress goes to stderr.  Removes everything it created, also on Ctrl-C.

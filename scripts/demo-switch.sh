@@ -20,8 +20,8 @@
 # defines it).  Needs root and iperf3.  Removes everything it created, also
 # on Ctrl-C.  VOFF=path uses a built voff; otherwise it builds one.
 # DEMO_SECS sets the seconds per run (default 3); CC the TCP congestion
-# control (default cubic, as bench/e2e.sh and BASELINES.md: the machine's
-# default bbr paces every skb with a timer and halves these paths).
+# control (default cubic, as bench/e2e.sh and docs/baselines.md §1: the
+# machine's default bbr paces every skb with a timer and halves these paths).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

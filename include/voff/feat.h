@@ -6,7 +6,7 @@
  *
  * Every port of a voff datapath, like every Linux net_device, says what it
  * can take whole by a feature set and a few size limits.  This header
- * reproduces the kernel's model (../shared/docs/MODEL.md §1, §2, §5):
+ * reproduces the kernel's model (docs/kernel-model.md §1, §2, §5):
  *
  *  - VOFF_FEAT_MAP defines every feature once: its bit, its `ethtool -k`
  *    name and whether voff (or the kernel) has a software fallback.  A
@@ -200,7 +200,7 @@ enum {
 	((UINT64_C(0x1FFFFF) << VOFF_FEAT_GSO_SHIFT) &                       \
 	 ~((uint64_t)VOFF_GSO_TCP_FIXEDID_INNER << VOFF_FEAT_GSO_SHIFT))
 
-/* ---- masks (MODEL.md §1.1; the kernel's NETIF_F_* masks of 6.18) ---- */
+/* ---- masks (docs/kernel-model.md §1.1: NETIF_F_* masks of 6.18) ----- */
 
 /* TSO bits that need SG (rule 2); AccECN is not among them on 6.18. */
 #define VOFF_F_ALL_TSO \
@@ -227,7 +227,7 @@ enum {
 #define VOFF_F_SOFT_FEATURES (VOFF_F_GSO | VOFF_F_GRO)
 /* Software features that start off (SOFT_FEATURES_OFF). */
 #define VOFF_F_SOFT_FEATURES_OFF (VOFF_F_GRO_FRAGLIST | VOFF_F_GRO_UDP_FWD)
-/* macvlan's always-on set (seed (a), as in 6.18). */
+/* macvlan's always-on set (docs/kernel-model.md §1.4, as in 6.18). */
 #define VOFF_F_MACVLAN_ALWAYS_ON                                             \
 	(VOFF_F_SG | VOFF_F_HW_CSUM | VOFF_F_GSO_SOFTWARE |                  \
 	 VOFF_F_GSO_ROBUST | VOFF_F_GSO_ENCAP_ALL)
@@ -272,7 +272,7 @@ int voff_feat_lookup(const char *name, uint64_t *out);
 /* ---- rules --------------------------------------------------------------- */
 
 /**
- * voff_feat_fix() - apply the kernel's dependency rules (MODEL.md §1.2)
+ * voff_feat_fix() - the kernel's dependency rules (docs/kernel-model.md §1.2)
  * @features:		a requested feature set
  * @gso_partial:	the device's gso_partial_features (0 for most)
  *
@@ -424,7 +424,8 @@ uint64_t voff_feat_dev_update_bond(struct voff_feat_dev *bond,
  * @mv:		the macvlan (start it with VOFF_FEAT_PROFILE_MACVLAN)
  * @lower:	the lower device's active features
  *
- * macvlan_fix_features() with the always-on set of the seed patch: start
+ * macvlan_fix_features() with its always-on set (docs/kernel-model.md §1.4,
+ * §8 (a)): start
  * from @lower, increment by the macvlan's own requests, OR in
  * VOFF_F_MACVLAN_ALWAYS_ON, keep ALWAYS_ON | MACVLAN_FEATURES, then the
  * rules.  GSO and GRO follow the lower device.
@@ -442,7 +443,7 @@ uint64_t voff_feat_dev_update_macvlan(struct voff_feat_dev *mv,
  *		software does them late (VOFF_F_MACVLAN_ALWAYS_ON)
  * @inherit:	features the port may take over from the lower device
  *
- * The macvlan recipe of seed (a), reusable for any virtual port (a voff
+ * The macvlan recipe (kernel-model.md §8 (a)), for any virtual port (a voff
  * switch port stacked on a real one): ALL_FOR_ALL joins @own, the lower's
  * LRO counts only if @own keeps it, the lower is incremented by @own,
  * @always_on is OR-ed in and the result kept within @always_on | @inherit.
@@ -584,7 +585,7 @@ int voff_feat_parse_ethtool(const char *text, struct voff_feat_dev *dev,
 int voff_feat_parse_requests(char *const *argv, int argc, uint64_t *mask,
 			     uint64_t *on, int *bad);
 
-/* ---- limits (MODEL.md §2) ------------------------------------------------ */
+/* ---- limits (docs/kernel-model.md §2) ------------------------------------ */
 
 #define VOFF_GSO_LEGACY_MAX_SIZE 65536u	/* 64 KiB: set the IPv4 variant too */
 #define VOFF_GSO_MAX_SIZE 524280u	/* 8 * 65535: BIG TCP ceiling */
@@ -714,7 +715,7 @@ void voff_limits_aggregate(struct voff_limits *upper,
  */
 int voff_limits_validate(const struct voff_limits *l);
 
-/* ---- TUN/TAP and AF_PACKET (MODEL.md §5) --------------------------------- */
+/* ---- TUN/TAP and AF_PACKET (docs/kernel-model.md §5.4, §5.5) ------------- */
 
 #define VOFF_TUN_F_CSUM 0x01
 #define VOFF_TUN_F_TSO4 0x02

@@ -30,7 +30,7 @@
  *  - gso_type (VOFF_GSO_* bits, the kernel's SKB_GSO_* model), gso_size
  *    (payload bytes per segment, the MSS), gso_segs.
  *
- * Ownership (see STYLE.md): functions borrow by default.  A function that
+ * Ownership (docs/style.md §4): functions borrow by default.  A function that
  * consumes a packet says so and consumes it regardless of its result.
  * voff_pkt_free() is always the right way to release a packet, whatever its
  * source.

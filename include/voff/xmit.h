@@ -7,7 +7,7 @@
  * "Segment late": a super-packet crosses the datapath whole and is cut (or
  * its checksum completed) only at the port that cannot take it.  This
  * header has the one pure function that decides, the kernel's
- * validate_xmit_skb() (MODEL.md §1.5) over voff's types:
+ * validate_xmit_skb() (docs/kernel-model.md §1.5) over voff's types:
  *
  *   1. gso_features_check(): a super-packet over the egress's
  *      gso_max_segs, or of gso_max_size bytes or more (gso_ipv4_max_size

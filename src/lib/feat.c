@@ -6,8 +6,9 @@
  * Everything is generated from VOFF_FEAT_MAP in feat.h.  The rules follow
  * the kernel's netdev_fix_features(), netdev_increment_features() and the
  * fix functions of bridge, bond, macvlan and 802.1Q devices as of 6.18
- * (MODEL.md §1).  Text in and out (`ethtool -k` / `-K`) is in feat_text.c;
- * limits in limits.c; the TUN mapping in tunflags.c; xmit.c uses all this.
+ * (docs/kernel-model.md §1).  Text in and out (`ethtool -k` / `-K`) is in
+ * feat_text.c; limits in limits.c; the TUN mapping in tunflags.c; xmit.c
+ * uses all this.
  */
 #include <errno.h>
 #include <string.h>

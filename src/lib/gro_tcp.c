@@ -4,7 +4,7 @@
  * held head, when a train ends, and the header of a finished super-packet
  *
  * The rules are Linux 6.18.44's tcp_gro_receive() and tcp_gro_complete(),
- * restated from observation and MODEL.md section 3 and 6:
+ * restated from observation and docs/kernel-model.md §3 and §6:
  *  - a segment carrying CWR never joins, and a head carrying CWR takes no
  *    followers (the CWR bit is part of the compared flag word);
  *  - the 32-bit word of data offset, flags and window must be equal except

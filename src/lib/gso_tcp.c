@@ -49,9 +49,10 @@ static void tcp_fix(const struct gso_plan *p, const struct gso_seg *s,
 	th[13] = (uint8_t)word;
 	/*
 	 * A TCP checksum that computes to 0 stays 0x0000 in a GSO segment
-	 * (MODEL.md 6).  A super-packet whose payload fits one segment is
-	 * not segmented by the kernel but checksummed as a plain frame,
-	 * which stores 0 as 0xFFFF; do the same for byte-identical output.
+	 * (docs/kernel-model.md §6.1).  A super-packet whose payload fits
+	 * one segment is not segmented by the kernel but checksummed as a
+	 * plain frame, which stores 0 as 0xFFFF; do the same for
+	 * byte-identical output.
 	 */
 	voff__gso_l4_csum(p, s, pseudo,
 			  gso_be32_words(seq) + gso_be16_word(word),

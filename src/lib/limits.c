@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * limits.c - per-device size limits (gso/gro/tso max size and segments,
- * MTU) with the kernel's ranges and propagation rules (MODEL.md §2)
+ * MTU) with the kernel's ranges and propagation rules
+ * (docs/kernel-model.md §2)
  *
  * Two ways in, as in the kernel: voff_limits_set() is the user's
  * (`ip link set`, validated and refused when out of range);

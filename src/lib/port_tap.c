@@ -16,7 +16,7 @@
  *
  * IFF_NAPI only on request (VOFF_PORT_F_NAPI): by default a write() runs the
  * receiving namespace's stack in voff's own system call, which is cheapest
- * (BASELINES.md: NAPI does not speed plain write() calls up).  With it, and
+ * (docs/baselines.md §4: NAPI does not speed plain write()s up).  With it, and
  * the device's NAPI threaded, that work moves to the NAPI kernel thread,
  * where it is accounted to the receiving side (bench/e2e.sh measures GRO's
  * saving there); the kernel's own GRO then runs unless the device's gro

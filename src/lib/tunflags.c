@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tunflags.c - TUNSETOFFLOAD flags <-> TAP transmit features, and the
- * virtio_net_hdr sizes TUN and AF_PACKET accept (MODEL.md §5)
+ * virtio_net_hdr sizes TUN and AF_PACKET accept (docs/kernel-model.md §5.4,
+ * §5.5)
  *
  * TUNSETOFFLOAD tells the kernel what the *reader* of a TAP can take: the
  * flags become the TAP's transmit features, so the kernel hands the reader

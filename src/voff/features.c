@@ -277,7 +277,7 @@ static void print_limits(const struct voff_limits *l)
 	printf("\n");
 }
 
-/* Limits of the top device from its lower devices (MODEL.md §2). */
+/* Limits of the top device from its lower devices (kernel-model.md §2.2). */
 static void stack_limits(enum stack_kind kind, struct voff_limits *top,
 			 const struct src *lowers, size_t n)
 {

@@ -269,7 +269,7 @@ for seq in "${LIMSEQS[@]}"; do
 done
 
 # A bridge takes the smallest tso_max_size of its ports and never raises
-# its gso_max_size on its own (MODEL.md §2, verified there).
+# its gso_max_size on its own (docs/kernel-model.md §2.2, rule 5).
 nsx ip link del vp0 2>/dev/null
 nsx ip link add vp0 type veth peer name vp1 || exit 1
 nsx ip tuntap add mode tap name vt1 vnet_hdr || exit 1

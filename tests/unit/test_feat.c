@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_feat.c - the feature model: dependency rules (MODEL.md §1.2),
- * aggregation (§1.3), stacked devices (§1.4), ethtool text, TUN flags (§5)
+ * test_feat.c - the feature model: dependency rules (§1.2), aggregation
+ * (§1.3), stacked devices (§1.4), ethtool text, TUN flags (§5); every §
+ * in this file is a section of docs/kernel-model.md
  *
  * Oracle data: the files in tests/data/ethtool/ are `ethtool -k` output
  * captured on this project's 6.18.44 machines (veth, TAP before and after
@@ -321,7 +322,7 @@ static void t_lookup_requests(void)
 	CHECK_EQ(voff_feat_parse_requests(argv, 1, &m, &on, &bad), -EINVAL);
 }
 
-/* `ethtool -K` on a veth, as verified on 6.18 (MODEL.md §1.2). */
+/* `ethtool -K` on a veth, as verified on 6.18 (§1.2). */
 static void t_veth_requests(void)
 {
 	static const struct {
@@ -463,7 +464,7 @@ static void t_bond(void)
 	CHECK_EQ(bond.vlan & (SG | HW), SG | HW);
 }
 
-/* §1.4 macvlan: always-on offloads survive a lower with none (seed (a)). */
+/* §1.4 macvlan: always-on offloads survive a lower with none (§8 (a)). */
 static void t_macvlan_captures(void)
 {
 	struct voff_feat_dev mv, veth;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_gro.c - the GRO engine, one test per merge or flush condition of
- * MODEL.md sections 3 and 6 (Linux 6.18.44 behaviour, and voff's policy of
- * never reordering a flow), for IPv4 and IPv6, plus the kernel selftest
- * cases of tools/testing/selftests/net/gro.c re-derived (PEERS.md 4.C)
+ * docs/kernel-model.md §3 and §6 (Linux 6.18.44 behaviour, and voff's
+ * policy of never reordering a flow), for IPv4 and IPv6, plus the kernel
+ * selftest cases of tools/testing/selftests/net/gro.c re-derived
+ * (docs/peers.md §5.C)
  */
 #include <errno.h>
 
@@ -1149,7 +1150,8 @@ static void t_in_place(void)
 
 /*
  * Outputs are ready for a virtio_net_hdr: what AF_PACKET shows for a GRO
- * frame on 6.18 (MODEL.md 3: NEEDS_CSUM, TCPV4, gso_size 100, csum 34/16;
+ * frame on 6.18 (kernel-model.md §3.4: NEEDS_CSUM, TCPV4, gso_size 100,
+ * csum 34/16;
  * the kernel's hdr_len is its linear length, voff's the header bytes), and
  * DATA_VALID for a verified frame that merged nothing.
  */
@@ -1262,7 +1264,7 @@ static void t_args(void)
 	voff_gro_free(NULL);
 }
 
-/* ---- kernel selftest gro.c cases (PEERS.md 4.C) ----------------------- */
+/* ---- kernel selftest gro.c cases (docs/peers.md §5.C) ----------------- */
 
 /* DF=1 incrementing, DF=1 fixed, DF=0 incrementing, DF=0 fixed: on 6.18
  * all four coalesce (6.12's selftest expects DF=0 fixed not to). */

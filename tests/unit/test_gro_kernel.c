@@ -10,7 +10,7 @@
  * its NAPI thread pinned to CPU 0).  Run alone (no VOFF_GRO_KERNEL in the
  * environment) every test skips.
  *
- * Determinism (MODEL.md 6): the sender is pinned to CPU 0 and runs
+ * Determinism (kernel-model.md §6.2): the sender is pinned to CPU 0 and runs
  * SCHED_FIFO while it queues one batch of at most 64 frames (the veth NAPI
  * weight), so the NAPI thread, on the same CPU, polls the whole batch at
  * once: one batch = one poll, flushed at its end, oldest flow first.  Frames

@@ -258,7 +258,7 @@ static uint8_t *dup_bytes(const uint8_t *d, uint32_t len, uint32_t cap)
 	return p;
 }
 
-/* May @d (info @t) join held flow @f? Rules from MODEL.md 3 and 6. */
+/* May @d (info @t) join held flow @f? Rules: kernel-model.md §3, §6. */
 static bool tw_can_join(const struct twin *tw, const struct tw_flow *f,
 			const uint8_t *d, const struct tw_info *t, int *mode)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_gro_wg.c - wireguard-go's tun/offload_linux_test.go GRO vectors
- * (PEERS.md 4.A), re-derived for voff
+ * (docs/peers.md §5.A), re-derived for voff
  *
  * wireguard-go coalesces raw IP packets read from a TUN device, each
  * behind a 10-byte virtio_net_hdr; its expected lengths exclude that
@@ -18,7 +18,8 @@
  * states voff's own order and checks that, sorted like wireguard-go's, the
  * lengths are wireguard-go's.  One case differs on purpose: wireguard-go
  * merges "out of order" segments (101, 1, 201) into one 340-byte packet by
- * prepending; the kernel, and voff, never merge backwards (MODEL.md 6).
+ * prepending; the kernel, and voff, never merge backwards
+ * (docs/kernel-model.md §3.2, TCP rule 7).
  */
 #include "test_gro_util.h"
 

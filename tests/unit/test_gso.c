@@ -2,9 +2,9 @@
 /*
  * test_gso.c - software GSO (gso.h): the published vectors (Open vSwitch
  * "tso", wireguard-go/Tailscale split and capacity cases, the kernel case
- * of MODEL.md 4.8), error codes, all-or-nothing output, and randomized
- * super-packets against the naive twin of gso_twin.h in both checksum modes
- * and all three output forms (flat, packed, descriptors).
+ * of docs/kernel-model.md §4.8), error codes, all-or-nothing output, and
+ * randomized super-packets against the naive twin of gso_twin.h in both
+ * checksum modes and all three output forms (flat, packed, descriptors).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -347,7 +347,8 @@ static void t_ovs_tso(void)
 	}
 }
 
-/* MODEL.md 4.8, verified on the kernel: 3072 B, mss 1000, CWR|PSH|FIN. */
+/* kernel-model.md §4.8, verified on the kernel: 3072 B, mss 1000,
+ * CWR|PSH|FIN. */
 static void t_model_cwr_psh_fin(void)
 {
 	struct spec s = { .mss = 1000, .pay = 3072, .id = 0x1234, .df = true,

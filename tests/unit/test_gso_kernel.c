@@ -16,7 +16,8 @@
  * gsoa's egress and the capture socket sees the segments on the
  * transmit tap, before any receive path: this avoids the per-CPU backlog
  * limit (about 1000 frames) and the receive-side VLAN untagging of
- * MODEL.md 6.  voff must produce the same bytes: with gsoa's tx checksumming
+ * docs/kernel-model.md §6.1.  voff must produce the same bytes: with gsoa's
+ * tx checksumming
  * off, voff's full-checksum mode; with it on, voff's partial mode (the
  * kernel leaves the pseudo-header seed for the device).
  *
@@ -423,7 +424,7 @@ static void family(enum fam f, bool csum_on)
 	}
 }
 
-/* MODEL.md 4.8 as the kernel does it, both checksum modes. */
+/* docs/kernel-model.md §4.8 as the kernel does it, both checksum modes. */
 static void t_kernel_model_case(void)
 {
 	struct spec s = { .mss = 1000, .pay = 3072, .id = 0x1234, .df = true,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_limits.c - device limits: defaults, the netlink ranges and the
- * propagation rules of MODEL.md §2, checked as `ip link set` behaved on a
- * 6.18 veth (gso_max_size 192 "integer out of range", 524281 "too big").
+ * propagation rules of docs/kernel-model.md §2, checked as `ip link set`
+ * behaved on a 6.18 veth (gso_max_size 192 "integer out of range", 524281
+ * "too big").
  */
 #include <errno.h>
 #include <string.h>

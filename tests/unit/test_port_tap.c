@@ -567,7 +567,7 @@ static void t_headers_the_kernel_refuses_are_never_written(void)
 	tf_payload(&f, 3000, 0);
 	len = tf_finish(&f);
 
-	/* The kernel itself refuses gso_size 0xFFFF (MODEL.md 5, rule 6). */
+	/* The kernel refuses gso_size 0xFFFF (kernel-model.md §5.2 rule 6). */
 	memset(buf, 0, 10);
 	buf[0] = 1;			/* NEEDS_CSUM */
 	buf[1] = 1;			/* TCPV4 */
@@ -893,7 +893,7 @@ static void t_netlink_limits(void)
 		CHECK_EQ(in.limits.gso_max_size, 32768);
 		CHECK_EQ(in.limits.gso_max_segs, 100);
 		CHECK_EQ(in.limits.gro_max_size, 40000);
-		/* At or below 64 KiB the IPv4 variants follow (MODEL.md 2). */
+		/* Up to 64 KiB, IPv4 follows (kernel-model.md §2.2). */
 		CHECK_EQ(in.limits.gso_ipv4_max_size, 32768);
 		CHECK_EQ(in.limits.gro_ipv4_max_size, 40000);
 		CHECK_GT(in.ifindex, 1);

@@ -4,7 +4,7 @@
  *
  * Byte-exact round trips of every layout and byte order, one test per
  * validator rejection, one named test per row of the historical-bug table
- * of MODEL.md §5 (test_cve_* and test_fix_*), the wireguard-go
+ * of docs/kernel-model.md §5.3 (test_cve_* and test_fix_*), the wireguard-go
  * Test_handleVirtioRead vectors re-derived, encode's refusals, and a
  * randomized encode/decode round trip.  The kernel's own verdicts on the
  * same kind of input are checked in test_vnet_oracle.c.
@@ -847,7 +847,7 @@ static void t_rej_tnl(void)
 		  VOFF_E_VNET_CSUM_NOT_L4);
 }
 
-/* ---- historical bugs (MODEL.md §5), one named test per row ------------- */
+/* ---- historical bugs (kernel-model.md §5.3), one named test per row ---- */
 
 /*
  * CVE-2024-43817 "net: missing check virtio": a syzbot crash from GSO

@@ -212,7 +212,8 @@ static const struct ocase tap_cases[] = {
 	  HDR(1, 0x61, 104, 1000, 84, 16), F_VXLAN44, 3000, NULL },
 	{ "vxlan data_valid", 24, true, HDR(3, 0x21, 104, 1000, 84, 16),
 	  F_VXLAN44, 3000,
-	  "MODEL §5.9 forbids DATA_VALID with tunnel GSO; 6.18's tun write "
+	  "kernel-model.md §5.2 rule 9 forbids DATA_VALID with tunnel GSO; "
+	  "6.18's tun write "
 	  "path ignores the flag instead (observed here)" },
 	{ "vxlan without csum", 24, true, HDR(0, 0x21, 104, 1000, 0, 0),
 	  F_VXLAN44, 3000, NULL },

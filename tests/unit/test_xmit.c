@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_xmit.c - the transmit decision (xmit.h), one table row per rule of
- * MODEL.md §1.5, plus the macvlan deferral story of seed (a) and random
- * properties of the verdicts
+ * docs/kernel-model.md §1.5 (every § in this file is a section of it),
+ * plus the macvlan deferral of its §8 (a) and random properties of the
+ * verdicts
  */
 #include <errno.h>
 #include <string.h>
@@ -293,9 +294,9 @@ static void t_table(void)
 }
 
 /*
- * Seed (a): a macvlan over a veth with every offload off.  The macvlan's
- * always-on features take the super-packet whole; segmentation happens
- * only at the lower device.
+ * kernel-model.md §8 (a): a macvlan over a veth with every offload off.
+ * The macvlan's always-on features take the super-packet whole;
+ * segmentation happens only at the lower device.
  */
 static void t_macvlan_defers(void)
 {
