@@ -74,10 +74,14 @@ target_link_libraries(user_static PRIVATE voff::voff_static)
 CM
 cm_flags=()
 [[ ${#san[@]} -gt 0 ]] && cm_flags=("-DCMAKE_C_FLAGS=${san[0]}")
-cmake -S "$tmp/cm" -B "$tmp/cm/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-	"${cm_flags[@]+"${cm_flags[@]}"}" >"$tmp/cm.log" 2>&1 &&
-	cmake --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1 ||
-	{ cat "$tmp/cm.log"; echo "find_package(voff) project failed"; exit 1; }
+if ! cmake -S "$tmp/cm" -B "$tmp/cm/build" -G Ninja \
+	-DCMAKE_PREFIX_PATH="$prefix" "${cm_flags[@]+"${cm_flags[@]}"}" \
+	>"$tmp/cm.log" 2>&1 ||
+   ! cmake --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1; then
+	cat "$tmp/cm.log"
+	echo "find_package(voff) project failed"
+	exit 1
+fi
 LD_LIBRARY_PATH=$libdir "$tmp/cm/build/user_shared" | grep -qx "0.1.0 eth"
 "$tmp/cm/build/user_static" | grep -qx "0.1.0 eth"
 [[ -e "$libdir/cmake/voff/voffConfig.cmake" ]] ||
