@@ -13,7 +13,7 @@ rc=0
 
 if command -v shellcheck >/dev/null; then
 	ran=1
-	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh .ci/run)
+	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh .ci/run completion/*.bash)
 	shellcheck "${scripts[@]}" || rc=1
 fi
 
