@@ -79,7 +79,9 @@ grep -v 'running with root privileges' "$tmp/lintian.log" || true
 
 # ---- installed, they work ----------------------------------------------
 # Serialised: two runs of this test at once would purge each other's.
-exec 9>/run/lock/voff-integ-deb.lock
+lockdir=/run/lock
+[[ -d $lockdir ]] || lockdir=/tmp
+exec 9>"$lockdir/voff-integ-deb.lock"
 flock -w 300 9 || { echo "deb: another run holds the lock"; exit 1; }
 for p in "${pkgs[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
