@@ -17,7 +17,8 @@ libdir=$(find "$prefix" -name voff.pc -printf '%h\n' | head -n1)
 libdir=${libdir%/pkgconfig}
 for f in "$libdir/libvoff.so" "$libdir/libvoff.a" "$prefix/bin/voff" \
 	 "$prefix/include/voff/voff.h" "$prefix/include/voff/pkt.h" \
-	 "$prefix/share/man/man1/voff.1" "$prefix/share/man/man3/libvoff.3"; do
+	 "$prefix/share/man/man1/voff.1" "$prefix/share/man/man3/libvoff.3" \
+	 "$prefix/share/bash-completion/completions/voff"; do
 	[[ -e "$f" ]] || { echo "missing after install: $f"; exit 1; }
 done
 

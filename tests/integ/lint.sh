@@ -27,7 +27,7 @@ if [[ -n $hits ]]; then
 fi
 
 if command -v shellcheck >/dev/null; then
-	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh .ci/run)
+	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh .ci/run completion/*.bash)
 	shellcheck "${scripts[@]}" || rc=1
 fi
 
