@@ -2095,17 +2095,3 @@ void voff_gro_stats(const struct voff_gro *gro, struct voff_gro_stats *out)
 {
 	*out = gro->st;
 }
-
-int voff_gro_csum_complete(struct voff_pkt *pkt)
-{
-	int err;
-
-	if (pkt->csum != VOFF_CSUM_PARTIAL)
-		return 0;
-	err = voff_csum_complete_at(voff_pkt_data(pkt), pkt->len,
-				    pkt->csum_start, pkt->csum_offset);
-	if (err)
-		return err;
-	pkt->csum = VOFF_CSUM_NONE;
-	return 0;
-}
