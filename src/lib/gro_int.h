@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gro_int.h - private interface between the GRO engine (gro.c) and its
- * per-protocol rules (gro_tcp.c, gro_udp.c)
+ * gro_int.h - private interface between the GRO engine's files: the
+ * engine's state, shared by gro.c (life cycle, flows, merging) and
+ * gro_out.c (flushing, the output queue), and the per-protocol rules
+ * (gro_tcp.c, gro_udp.c)
  *
  * gro.c parses a frame into a struct gro_seg, finds its flow and applies
  * the IP-level rules common to every protocol; the protocol's struct
  * voff__gro_ops then decides whether the segment joins the flow's head,
  * whether the train ends after it, and how a finished super-packet's L4
- * header and GSO metadata are written.  gro.c reaches the ops through its
- * static const table indexed by enum gro_l4, except TCP's completion,
- * which the flush calls directly (voff__gro_tcp_complete() below).
+ * header and GSO metadata are written.  The engine reaches the ops through
+ * the static const table gro_ops[] below, indexed by enum gro_l4, except
+ * TCP's completion, which the flush calls directly
+ * (voff__gro_tcp_complete() below).
  */
 #ifndef VOFF_GRO_INT_H
 #define VOFF_GRO_INT_H
@@ -21,6 +24,7 @@
 #include <arpa/inet.h>
 
 #include <voff/csum.h>
+#include <voff/gro.h>
 #include <voff/pkt.h>
 
 enum gro_l4 {
@@ -343,7 +347,131 @@ static inline void voff__gro_tcp_complete(const struct gro_flow *f,
 	head->gso_type = type;
 }
 
-struct voff_gro;
+/* Protocol rules, indexed by enum gro_l4. */
+static const struct voff__gro_ops *const gro_ops[GRO_L4_COUNT] = {
+	[GRO_TCP] = &voff__gro_tcp_ops,
+	[GRO_UDP] = &voff__gro_udp_ops,
+};
+
+
+/* Header layouts with templates at once (see struct gro_layout). */
+#define GRO_LAYOUTS 4
+
+/**
+ * struct gro_layout - a header layout flows keep templates of
+ * @hdr_len:	header bytes (the payload offset), 9 .. GRO_TMPL_MAX
+ * @nw:		8-byte words covering them
+ * @l3_off, @l4_off: header offsets
+ * @ver:	4 or 6
+ * @refs:	flows whose template has this layout (0: the slot may be reused)
+ * @hk:		the constant part of hash_key() over a TCP frame of this
+ *		layout: the seed terms and the tail word's version, protocol
+ *		and L2 length (see fast_hash())
+ * @mask:	all-ones over the bytes that must equal the head's, zero over
+ *		the bytes that change per segment (IP length, ID and checksum,
+ *		TCP sequence number and checksum) and after @hdr_len
+ *
+ * A layout is the same for every flow of one kind of traffic (Ethernet,
+ * IPv4, TCP with timestamps: 66 bytes), so its mask stays in the cache
+ * while the templates live in the flow entries (see gro.c, the fast
+ * path).
+ */
+struct gro_layout {
+	uint16_t hdr_len;
+	uint16_t nw;
+	uint16_t l3_off;
+	uint16_t l4_off;
+	uint8_t ver;
+	uint32_t refs;
+	uint64_t hk;
+	_Alignas(16) uint64_t mask[GRO_TMPL_WORDS];
+};
+
+/*
+ * One queued output: its head and its newest packet (sg mode: segments
+ * are chained newest first, each one's next pointing to the one before,
+ * the head's to NULL; copy mode: the head again), its packet count and
+ * the segments' payload offset, so that taking it reads no descriptor
+ * before the chain's.
+ */
+struct gro_out {
+	struct voff_pkt *head;
+	struct voff_pkt *last;
+	uint32_t n;
+	uint32_t pay_off;
+};
+
+struct voff_gro {
+	struct voff_gro_config cfg;
+	struct voff_pool *pool;
+	struct gro_flow *flows;
+	uint32_t *buckets;
+	uint32_t bucket_mask;
+	uint32_t *free_stk;	/* free entry indices, the next one on top */
+	uint32_t free_top;
+	uint32_t oldest;
+	uint32_t newest;
+	uint32_t last;		/* flow of the latest lookup, a cache */
+	bool no_fast;		/* fast path off (voff__gro_set_fast()) */
+	uint8_t nlay;		/* layouts in use */
+	uint8_t guess;		/* layout tried first for an unknown frame */
+	unsigned int lay_gen;	/* bumped when a layout slot is (re)written */
+	bool last_hit;		/* the latest frame matched the flow before */
+	uint32_t fast_last;	/* flow with a template found last, or GRO_NIL */
+	const struct gro_layout *fast_lay;	/* its layout */
+	struct gro_layout lay[GRO_LAYOUTS];
+	unsigned int nflows;
+	/*
+	 * Output queue: a ring of outputs (enqueuing and finding an output
+	 * follow no descriptor), and behind it, when the ring is full, a
+	 * list of packets linked oldest first as super-packets leave (the
+	 * overflow; new outputs join it until it is empty again).
+	 */
+	struct gro_out *ring;
+	uint32_t ring_mask;
+	uint32_t q_r;			/* next output to take (free running) */
+	uint32_t q_w;			/* next free ring slot (free running) */
+	struct voff_pkt *ov_head;
+	struct voff_pkt *ov_tail;
+	unsigned int q_len;		/* outputs queued */
+	struct voff_gro_stats st;
+};
+
+/* Whether @f's head is at least flush_timeout_ns old at @now_ns. */
+static inline bool gro_expired(const struct voff_gro *g, const struct gro_flow *f,
+			       uint64_t now_ns)
+{
+	return g->cfg.flush_timeout_ns &&
+	       (int64_t)(now_ns - f->start_ns) >=
+		       (int64_t)g->cfg.flush_timeout_ns;
+}
+
+/**
+ * voff__gro_emit() - write @f's head as an output and queue it (gro_out.c)
+ * @g:		the engine
+ * @f:		a held flow; the entry stays as it is
+ */
+void voff__gro_emit(struct voff_gro *g, const struct gro_flow *f);
+
+/**
+ * voff__gro_unlink_flow() - take @f out of the table and free it (gro.c)
+ * @g:		the engine
+ * @f:		a held flow, whose head is no longer the entry's (emitted)
+ */
+void voff__gro_unlink_flow(struct voff_gro *g, struct gro_flow *f);
+
+/* Flush one flow: its head leaves as an output, its entry is freed. */
+static inline void gro_flush_flow(struct voff_gro *g, struct gro_flow *f)
+{
+	voff__gro_emit(g, f);
+	voff__gro_unlink_flow(g, f);
+}
+
+/**
+ * voff__gro_out_free() - free every output left in the queue (gro_out.c)
+ * @g:		the engine, being freed
+ */
+void voff__gro_out_free(struct voff_gro *g);
 
 /**
  * voff__gro_set_fast() - turn the engine's fast path on or off (tests)
