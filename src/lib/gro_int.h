@@ -116,7 +116,7 @@ struct gro_seg {
  * @verified:	head's checksum verified (or trusted VALID)
  * @l3_off, @l4_off, @pay_off: header offsets in @head
  * @key:	addresses, ports, version, protocol and L2 length (see
- *		make_key() in gro.c), compared on lookup
+ *		gro_make_key() below), compared on lookup
  * @l2:		copy of the head's L2 header (@l3_off bytes)
  * @ipc:	copy of the head's first 12 IP header bytes
  * @tcpc:	copy of the head's TCP header from the ack on (ack, flag word
@@ -374,8 +374,7 @@ static const struct voff__gro_ops *const gro_ops[GRO_L4_COUNT] = {
  *
  * A layout is the same for every flow of one kind of traffic (Ethernet,
  * IPv4, TCP with timestamps: 66 bytes), so its mask stays in the cache
- * while the templates live in the flow entries (see gro.c, the fast
- * path).
+ * while the templates live in the flow entries (see gro_fast.c).
  */
 struct gro_layout {
 	uint16_t hdr_len;
