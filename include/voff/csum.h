@@ -36,8 +36,6 @@
 extern "C" {
 #endif
 
-struct voff_pkt;
-
 /**
  * voff_csum() - one's complement sum of @len bytes at @buf, continuing @sum
  * @buf:	bytes (any alignment)
@@ -214,20 +212,6 @@ uint32_t voff_csum_pseudo_v6(const void *saddr, const void *daddr,
  */
 int voff_csum_complete_at(uint8_t *data, size_t len, size_t start,
 			  size_t offset);
-
-/**
- * voff_pkt_csum_complete() - complete @pkt's partial checksum in software
- *
- * With VOFF_CSUM_PARTIAL, runs voff_csum_complete_at() with the packet's
- * csum_start/csum_offset and sets the state to VOFF_CSUM_NONE (the
- * checksum is now in the bytes, as after skb_checksum_help()).  Other
- * states are left alone.  GSO packets are refused: segment them first.
- *
- * Return: 0, -EINVAL for a field outside the data or a GSO packet
- * (then @pkt is unchanged).
- * Ownership: borrows @pkt.
- */
-int voff_pkt_csum_complete(struct voff_pkt *pkt);
 
 /**
  * voff_csum_ipv4_hdr() - compute an IPv4 header checksum

@@ -231,6 +231,8 @@ unsigned int voff_gro_flush_all(struct voff_gro *gro);
  * count, hdr_len the header bytes.  A head that merged nothing leaves as a
  * plain frame (gso_type 0), VOFF_CSUM_VALID when its checksum was verified
  * or trusted valid.  l2/l3/l4 and payload offsets are set on both.
+ * For an egress without checksum offload (or a capture file),
+ * voff_pkt_csum_complete() writes the full checksum of either.
  *
  * In sg mode a chained super-packet is copied into one engine buffer here
  * (use voff_gro_pop_sg() to avoid the copy); NULL is then also returned
@@ -291,21 +293,6 @@ void voff_gro_set_flush_timeout(struct voff_gro *gro, uint64_t ns);
 
 /** voff_gro_stats() - copy the engine's counters into @out */
 void voff_gro_stats(const struct voff_gro *gro, struct voff_gro_stats *out);
-
-/**
- * voff_gro_csum_complete() - finish a popped packet for an egress without
- * checksum offload
- * @pkt:	a packet from voff_gro_pop() (borrowed)
- *
- * Writes the full TCP/UDP checksum of a super-packet or partial frame
- * (sum from csum_start, stored at csum_start + csum_offset, 0 as 0xFFFF
- * for UDP) and sets the csum state to VOFF_CSUM_NONE.  The GSO metadata
- * stays: the frame is still one super-packet, now with a complete checksum,
- * as a capture file stores it.  Plain verified frames are left alone.
- *
- * Return: 0, or -EINVAL when the checksum field lies outside the data.
- */
-int voff_gro_csum_complete(struct voff_pkt *pkt);
 
 #ifdef __cplusplus
 }

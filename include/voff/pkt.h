@@ -419,6 +419,34 @@ static inline bool voff_pkt_is_gso(const struct voff_pkt *pkt)
 	return pkt->gso_type != 0 && pkt->gso_size != 0;
 }
 
+/**
+ * voff_pkt_csum_complete() - complete @pkt's partial checksum in software
+ * @pkt:	any packet; only a VOFF_CSUM_PARTIAL one is changed
+ *
+ * For an egress without checksum offload, or a capture file: with
+ * VOFF_CSUM_PARTIAL, sums the bytes from csum_start to the end of the
+ * data (the checksum field must hold the pseudo-header seed), stores the
+ * folded result at csum_start + csum_offset (a result of 0 as 0xFFFF: for
+ * UDP 0 would mean "no checksum") and sets the state to VOFF_CSUM_NONE
+ * with csum_start and csum_offset 0, as the kernel's skb_checksum_help()
+ * does.  Other states are left alone.
+ *
+ * A GSO super-packet (such as voff_gro_pop() returns) gets the checksum
+ * of the whole frame as it stands, which is right when its seed covers
+ * the whole L4 length (as the GRO engine and the kernel's TCP write it),
+ * and keeps its GSO metadata: it is still one super-packet, now with a
+ * complete checksum, as a capture file stores it.  Its segments are not
+ * made: voff_gso_segment() computes their checksums afresh from a packet
+ * in this state.  (The kernel's skb_checksum_help() refuses GSO packets
+ * instead.)  Nothing here verifies a checksum or touches the IP header's.
+ *
+ * Return: 0 (also when there was nothing to do), or -EINVAL when the
+ * two bytes of the field do not lie inside the data past csum_start (then
+ * @pkt is unchanged).
+ * Ownership: borrows @pkt.
+ */
+int voff_pkt_csum_complete(struct voff_pkt *pkt);
+
 /* ---- batches ------------------------------------------------------------- */
 
 /* Packets a batch holds: a receive burst, a GSO output, a sendmmsg call. */

@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include <voff/csum.h>
-#include <voff/pkt.h>
 
 #include "csum_int.h"
 
@@ -225,24 +224,6 @@ int voff_csum_complete_at(uint8_t *data, size_t len, size_t start,
 	if (check == 0)
 		check = 0xFFFF;
 	memcpy(data + start + offset, &check, 2);
-	return 0;
-}
-
-int voff_pkt_csum_complete(struct voff_pkt *pkt)
-{
-	int err;
-
-	if (voff_pkt_is_gso(pkt))
-		return -EINVAL;
-	if (pkt->csum != VOFF_CSUM_PARTIAL)
-		return 0;
-	err = voff_csum_complete_at(voff_pkt_data(pkt), pkt->len,
-				    pkt->csum_start, pkt->csum_offset);
-	if (err)
-		return err;
-	pkt->csum = VOFF_CSUM_NONE;
-	pkt->csum_start = 0;
-	pkt->csum_offset = 0;
 	return 0;
 }
 

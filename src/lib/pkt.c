@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pkt.c - packet pools, packet buffers, batches and scatter-gather views
+ * pkt.c - packet pools, packet buffers, software completion of a packet's
+ * partial checksum, batches and scatter-gather views
  *
  * The pool takes all of its memory at creation: one array of descriptors,
  * one 64-byte aligned slab of equal buffers, each VOFF_PKT_HEADROOM +
@@ -441,6 +442,27 @@ int voff_pkt_clone(struct voff_pool *pool, const struct voff_pkt *src,
 	p->len = src->len;
 	voff_pkt_copy_meta(p, src);
 	*out = p;
+	return 0;
+}
+
+/*
+ * One function for every egress that lacks checksum offload: the switch's
+ * plain frames and the GRO engine's super-packets (pkt.h says why GSO
+ * packets are completed, not refused).
+ */
+int voff_pkt_csum_complete(struct voff_pkt *pkt)
+{
+	int err;
+
+	if (pkt->csum != VOFF_CSUM_PARTIAL)
+		return 0;
+	err = voff_csum_complete_at(voff_pkt_data(pkt), pkt->len,
+				    pkt->csum_start, pkt->csum_offset);
+	if (err)
+		return err;
+	pkt->csum = VOFF_CSUM_NONE;
+	pkt->csum_start = 0;
+	pkt->csum_offset = 0;
 	return 0;
 }
 

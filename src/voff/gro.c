@@ -70,7 +70,7 @@ static int put(struct gro_run *r, struct voff_pkt *p, uint64_t ns,
 			r->supers++;
 			r->segs_in_supers += p->gso_segs;
 		}
-		rc = voff_gro_csum_complete(p);
+		rc = voff_pkt_csum_complete(p);
 		p->rx_ns = ns;
 	}
 	if (!rc)

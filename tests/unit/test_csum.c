@@ -687,17 +687,15 @@ static void t_pkt_csum_complete(void)
 					 sizeof(tcp4_frame) - TCP4_L4));
 	memcpy(ref, buf, sizeof(buf));
 
-	/* A GSO packet is refused and left alone. */
-	init_pkt(&p, buf, sizeof(tcp4_frame));
-	p.gso_type = VOFF_GSO_TCPV4;
-	p.gso_size = 1448;
-	CHECK_EQ(voff_pkt_csum_complete(&p), -EINVAL);
-	CHECK_EQ(p.csum, VOFF_CSUM_PARTIAL);
-	CHECK_MEM_EQ(buf, ref, sizeof(buf));
-
 	/* A field outside the data is refused, the state kept. */
 	init_pkt(&p, buf, sizeof(tcp4_frame));
 	p.csum_offset = (uint16_t)(sizeof(tcp4_frame) - TCP4_L4 - 1);
+	CHECK_EQ(voff_pkt_csum_complete(&p), -EINVAL);
+	CHECK_EQ(p.csum, VOFF_CSUM_PARTIAL);
+	CHECK_EQ(p.csum_start, TCP4_L4);
+	CHECK_MEM_EQ(buf, ref, sizeof(buf));
+	init_pkt(&p, buf, sizeof(tcp4_frame));
+	p.csum_start = (uint16_t)(sizeof(tcp4_frame) + 1);
 	CHECK_EQ(voff_pkt_csum_complete(&p), -EINVAL);
 	CHECK_EQ(p.csum, VOFF_CSUM_PARTIAL);
 	CHECK_MEM_EQ(buf, ref, sizeof(buf));
@@ -707,6 +705,7 @@ static void t_pkt_csum_complete(void)
 	p.csum = VOFF_CSUM_VALID;
 	CHECK_OK(voff_pkt_csum_complete(&p));
 	CHECK_EQ(p.csum, VOFF_CSUM_VALID);
+	CHECK_EQ(p.csum_start, TCP4_L4);
 	p.csum = VOFF_CSUM_NONE;
 	CHECK_OK(voff_pkt_csum_complete(&p));
 	CHECK_MEM_EQ(buf, ref, sizeof(buf));
@@ -715,7 +714,109 @@ static void t_pkt_csum_complete(void)
 	init_pkt(&p, buf, sizeof(tcp4_frame));
 	CHECK_OK(voff_pkt_csum_complete(&p));
 	CHECK_EQ(p.csum, VOFF_CSUM_NONE);
+	CHECK_EQ(p.csum_start, 0);
+	CHECK_EQ(p.csum_offset, 0);
+	CHECK_EQ(p.len, sizeof(tcp4_frame));
 	CHECK_MEM_EQ(f, tcp4_frame, sizeof(tcp4_frame));
+	CHECK_MEM_EQ(buf, ref, 8);
+
+	/* Done twice: the second call has nothing to do. */
+	CHECK_OK(voff_pkt_csum_complete(&p));
+	CHECK_MEM_EQ(f, tcp4_frame, sizeof(tcp4_frame));
+}
+
+/* UDP over IPv6, odd length, and a sum of 0 stored as 0xFFFF. */
+static void t_pkt_csum_complete_udp(void)
+{
+	uint8_t buf[8 + sizeof(udp6_frame)];
+	uint8_t *f = buf + 8;
+	const uint8_t *ip = f + UDP6_L3;
+	uint8_t z[8 + 6] = { 0 };
+	struct voff_pkt p;
+
+	memcpy(f, udp6_frame, sizeof(udp6_frame));
+	seed_partial(f, UDP6_CHECK,
+		     voff_csum_pseudo_v6(ip + 8, ip + 24, 17,
+					 sizeof(udp6_frame) - UDP6_L4));
+	init_pkt(&p, buf, sizeof(udp6_frame));
+	p.csum_start = UDP6_L4;
+	p.csum_offset = 6;
+	CHECK_OK(voff_pkt_csum_complete(&p));
+	CHECK_EQ(p.csum, VOFF_CSUM_NONE);
+	CHECK_MEM_EQ(f, udp6_frame, sizeof(udp6_frame));
+
+	/* Bytes summing to 0xFFFF: the folded 0 is stored as 0xFFFF. */
+	memcpy(z + 8, (const uint8_t[]){ 0xAA, 0xAA, 0x55, 0x55, 0, 0 }, 6);
+	init_pkt(&p, z, 6);
+	p.csum_start = 0;
+	p.csum_offset = 4;
+	CHECK_OK(voff_pkt_csum_complete(&p));
+	CHECK_EQ(z[8 + 4], 0xFF);
+	CHECK_EQ(z[8 + 5], 0xFF);
+}
+
+/*
+ * A GSO super-packet, as GRO hands it out: the checksum of the whole
+ * frame (its seed covers the whole L4 length), the GSO metadata kept.
+ * The expected field comes from the byte-wise twin, the field zeroed.
+ */
+static void t_pkt_csum_complete_gso(void)
+{
+	enum { PAY = 3 * 1448 - 100, LEN = TCP4_L4 + 20 + PAY };
+	static uint8_t buf[8 + LEN], ref[8 + LEN];
+	uint8_t *f = buf + 8;
+	uint8_t *ip = f + TCP4_L3;
+	uint16_t want, got;
+	struct voff_pkt p;
+
+	memcpy(f, tcp4_frame, TCP4_L4 + 20);
+	fill(f + TCP4_L4 + 20, PAY);
+	ip[2] = (uint8_t)((LEN - TCP4_L3) >> 8);
+	ip[3] = (uint8_t)(LEN - TCP4_L3);
+	memset(f + TCP4_CHECK, 0, 2);
+	want = voff_csum_fold(voff_csum_naive(
+		f + TCP4_L4, LEN - TCP4_L4,
+		voff_csum_pseudo_v4(ip + 12, ip + 16, 6, LEN - TCP4_L4)));
+	if (!want)
+		want = 0xFFFF;
+	seed_partial(f, TCP4_CHECK,
+		     voff_csum_pseudo_v4(ip + 12, ip + 16, 6, LEN - TCP4_L4));
+	memcpy(ref, buf, sizeof(buf));
+
+	init_pkt(&p, buf, LEN);
+	p.gso_type = VOFF_GSO_TCPV4;
+	p.gso_size = 1448;
+	p.gso_segs = 3;
+	p.hdr_len = TCP4_L4 + 20;
+	CHECK_OK(voff_pkt_csum_complete(&p));
+	CHECK_EQ(p.csum, VOFF_CSUM_NONE);
+	CHECK_EQ(p.csum_start, 0);
+	CHECK_EQ(p.csum_offset, 0);
+	CHECK_EQ(p.gso_type, VOFF_GSO_TCPV4);
+	CHECK_EQ(p.gso_size, 1448);
+	CHECK_EQ(p.gso_segs, 3);
+	CHECK_EQ(p.hdr_len, TCP4_L4 + 20);
+	CHECK_EQ(p.len, LEN);
+	memcpy(&got, f + TCP4_CHECK, 2);
+	CHECK_EQ(got, want);
+	CHECK_MEM_EQ(buf, ref, 8 + TCP4_CHECK);
+	CHECK_MEM_EQ(buf + 8 + TCP4_CHECK + 2, ref + 8 + TCP4_CHECK + 2,
+		     LEN - TCP4_CHECK - 2);
+	CHECK_EQ(voff_csum_fold(voff_csum_naive(
+			 f + TCP4_L4, LEN - TCP4_L4,
+			 voff_csum_pseudo_v4(ip + 12, ip + 16, 6,
+					     LEN - TCP4_L4))), 0);
+
+	/* A GSO packet whose field lies outside the data: refused. */
+	memcpy(buf, ref, sizeof(buf));
+	init_pkt(&p, buf, LEN);
+	p.gso_type = VOFF_GSO_TCPV4;
+	p.gso_size = 1448;
+	p.csum_start = LEN - 1;
+	CHECK_EQ(voff_pkt_csum_complete(&p), -EINVAL);
+	CHECK_EQ(p.csum, VOFF_CSUM_PARTIAL);
+	CHECK_EQ(p.gso_type, VOFF_GSO_TCPV4);
+	CHECK_MEM_EQ(buf, ref, sizeof(buf));
 }
 
 /* ---- IPv4 header --------------------------------------------------------- */
@@ -772,5 +873,7 @@ CHECK_MAIN(CHECK_TEST(t_rfc1071_example), CHECK_TEST(t_fold_and_add),
 	   CHECK_TEST(t_pseudo_v6_udp_frame), CHECK_TEST(t_complete_at_frames),
 	   CHECK_TEST(t_complete_at_zero_becomes_ffff),
 	   CHECK_TEST(t_complete_at_out_of_range),
-	   CHECK_TEST(t_pkt_csum_complete), CHECK_TEST(t_ipv4_hdr_known),
+	   CHECK_TEST(t_pkt_csum_complete),
+	   CHECK_TEST(t_pkt_csum_complete_udp),
+	   CHECK_TEST(t_pkt_csum_complete_gso), CHECK_TEST(t_ipv4_hdr_known),
 	   CHECK_TEST(t_ipv4_hdr_options))

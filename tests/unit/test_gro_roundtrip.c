@@ -396,12 +396,12 @@ static void gro_gso_case(const struct rt *c)
 		CHECK_EQ(y.csum, VOFF_CSUM_PARTIAL);
 		CHECK_EQ(y.csum_start, xb.l4);
 		CHECK_EQ(y.csum_offset, c->udp ? 6 : 16);
-		CHECK_OK(voff_gro_csum_complete(&y));
+		CHECK_OK(voff_pkt_csum_complete(&y));
 	} else {
 		CHECK_EQ(y.gso_type, 0);
 		CHECK_EQ(y.gso_segs, 0);
 		/* Partial from GSO's partial mode: still a plain frame. */
-		CHECK_OK(voff_gro_csum_complete(&y));
+		CHECK_OK(voff_pkt_csum_complete(&y));
 	}
 	check_bytes(voff_pkt_data(&y), xbuf, xb.len, c, xb.l4);
 	CHECK(!take(g, c, &y));
