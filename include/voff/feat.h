@@ -716,16 +716,60 @@ int voff_limits_validate(const struct voff_limits *l);
 
 /* ---- TUN/TAP and AF_PACKET (MODEL.md §5) --------------------------------- */
 
-#define VOFF_TUN_F_CSUM 0x01
-#define VOFF_TUN_F_TSO4 0x02
-#define VOFF_TUN_F_TSO6 0x04
-#define VOFF_TUN_F_TSO_ECN 0x08
-#define VOFF_TUN_F_UFO 0x10
-#define VOFF_TUN_F_USO4 0x20
-#define VOFF_TUN_F_USO6 0x40
-#define VOFF_TUN_F_UDP_TUNNEL_GSO 0x80
-#define VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM 0x100
-#define VOFF_TUN_F_ALL 0x1FF
+/*
+ * VOFF_TUN_F_MAP(X) - X(SUFFIX, bit, "name"): the kernel's TUN_F_* flags,
+ * the offloads TUNSETOFFLOAD and virtio's guest offload bits negotiate, and
+ * the offloads a port negotiates (port.h).  Each means "frames of this kind
+ * may cross":
+ *  CSUM			partial checksums (NEEDS_CSUM)
+ *  TSO4, TSO6			TCP super-packets over IPv4, IPv6
+ *  TSO_ECN			TCP super-packets with CWR (the ECN gso bit)
+ *  UFO				UDP super-packets split by IP fragmentation
+ *  USO4, USO6			UDP super-packets split by datagram
+ *				(GSO_UDP_L4)
+ *  UDP_TUNNEL_GSO		super-packets inside a VXLAN/Geneve UDP tunnel
+ *  UDP_TUNNEL_GSO_CSUM		... with the outer UDP checksum to fill in
+ * The names are those port specs and `voff ctl show` use.
+ */
+#define VOFF_TUN_F_MAP(X)                                                    \
+	X(CSUM, 0x001, "csum")                                               \
+	X(TSO4, 0x002, "tso4")                                               \
+	X(TSO6, 0x004, "tso6")                                               \
+	X(TSO_ECN, 0x008, "tso_ecn")                                         \
+	X(UFO, 0x010, "ufo")                                                 \
+	X(USO4, 0x020, "uso4")                                               \
+	X(USO6, 0x040, "uso6")                                               \
+	X(UDP_TUNNEL_GSO, 0x080, "udp_tnl")                                  \
+	X(UDP_TUNNEL_GSO_CSUM, 0x100, "udp_tnl_csum")
+
+enum voff_tun_flag {
+#define VOFF__X(e, bit, name) VOFF_TUN_F_##e = bit,
+	VOFF_TUN_F_MAP(VOFF__X)
+#undef VOFF__X
+};
+
+/* Every flag defined above. */
+#define VOFF_TUN_F_ALL 0x1FFu
+/* What a reader of a TAP usually wants: checksums and TCP segmentation. */
+#define VOFF_TUN_F_TCP                                                       \
+	(VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 | VOFF_TUN_F_TSO6 |               \
+	 VOFF_TUN_F_TSO_ECN)
+
+/**
+ * voff_tun_flag_name() - name of one VOFF_TUN_F_* bit
+ * Return: a static string, "?" for anything but a single known bit.
+ */
+const char *voff_tun_flag_name(unsigned int bit);
+
+/**
+ * voff_tun_flags_format() - names of the bits of @set, comma separated
+ * @set:	VOFF_TUN_F_* bits
+ * @buf:	destination, always NUL-terminated when @len > 0
+ * @len:	its size
+ *
+ * Return: the length the full text needs (as snprintf), "-" for none.
+ */
+int voff_tun_flags_format(unsigned int set, char *buf, size_t len);
 
 /* The TAP features TUNSETOFFLOAD controls (TUN_USER_FEATURES). */
 #define VOFF_F_TUN_USER                                                      \

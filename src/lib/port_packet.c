@@ -52,8 +52,8 @@
 
 /* What may come from, and go to, the socket: all the codec can carry. */
 #define PACKET_OFF                                                           \
-	(VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6 |      \
-	 VOFF_PORT_OFF_TSO_ECN | VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6)
+	(VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 | VOFF_TUN_F_TSO6 |               \
+	 VOFF_TUN_F_TSO_ECN | VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6)
 
 /* Socket buffers large enough for a burst of 64 KiB super-frames. */
 #define PACKET_SOCKBUF (8 << 20)
