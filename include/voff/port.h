@@ -59,6 +59,7 @@
 #include <stdint.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 
 #ifdef __cplusplus
 extern "C" {

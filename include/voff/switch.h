@@ -57,6 +57,7 @@
 #include <stdio.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/port.h>
 
 #ifdef __cplusplus

@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <voff/feat.h>
+#include <voff/limits.h>
 
 static const char *const limit_names[] = {
 #define X(e, f, n) [VOFF_LIMIT_##e] = n,

@@ -27,6 +27,7 @@
 #include <linux/sockios.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/netlink.h>
 
 #include "port_int.h"

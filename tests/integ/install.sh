@@ -4,9 +4,11 @@
 # install.sh - `cmake --install` puts the shared and static library, the
 # headers, voff.pc, the command and the man pages under a prefix, and a
 # program built only from that prefix (through pkg-config) links and runs,
-# against the shared library and against the static one.
+# against the shared library and against the static one.  Every public
+# header of the source tree is installed and compiles on its own.
 set -euo pipefail
 : "${VOFF_BUILD:?}"
+root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -18,6 +20,14 @@ for f in "$libdir/libvoff.so" "$libdir/libvoff.a" "$prefix/bin/voff" \
 	 "$prefix/include/voff/voff.h" "$prefix/include/voff/pkt.h" \
 	 "$prefix/share/man/man1/voff.1" "$prefix/share/man/man3/libvoff.3"; do
 	[[ -e "$f" ]] || { echo "missing after install: $f"; exit 1; }
+done
+for h in "$root"/include/voff/*.h; do
+	h=voff/${h##*/}
+	[[ -e "$prefix/include/$h" ]] || { echo "not installed: $h"; exit 1; }
+	echo "#include <$h>" |
+		cc -std=c11 -Wall -Wextra -Werror -fsyntax-only \
+			-I "$prefix/include" -x c - ||
+		{ echo "does not compile alone: $h"; exit 1; }
 done
 
 cat > "$tmp/user.c" <<'C'

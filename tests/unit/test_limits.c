@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <voff/feat.h>
+#include <voff/limits.h>
 
 #include "check.h"
 

@@ -10,6 +10,7 @@
 
 #include <voff/err.h>
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/pkt.h>
 #include <voff/parse.h>
 #include <voff/port.h>

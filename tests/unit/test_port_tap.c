@@ -18,6 +18,7 @@
 
 #include <voff/err.h>
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
