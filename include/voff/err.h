@@ -64,7 +64,6 @@ extern "C" {
 	X(GENEVE_OPT, "geneve_opt", "malformed Geneve option")                  \
 	X(GRE_VER, "gre_ver", "unsupported GRE version or flags")               \
 	X(VXLAN_FLAGS, "vxlan_flags", "VXLAN header without the I flag")        \
-	X(TUNNEL_DEPTH, "tunnel_depth", "tunnels nested too deep")              \
 	X(LAYER_DEPTH, "layer_depth", "more headers than the parser records")   \
 	X(HDR_PAST_L3, "hdr_past_l3",                                           \
 	  "header runs past the end its IP length states")                      \
@@ -74,7 +73,6 @@ extern "C" {
 	X(HDR_OFF, "hdr_off", "header ends past the 16-bit offset range")       \
 	/* Packet buffers and pools. */                                         \
 	X(NO_HEADROOM, "no_headroom", "not enough headroom to prepend")         \
-	X(NO_TAILROOM, "no_tailroom", "not enough tailroom to append")          \
 	X(TOO_BIG, "too_big", "frame larger than the buffer")                   \
 	/* Capture files. */                                                    \
 	X(PCAP_LINKTYPE, "pcap_linktype", "unsupported capture link type")      \
