@@ -171,9 +171,12 @@ const char *voff_strerror(int err);
  * @err: a negative errno or a negative VOFF_E_* code
  *
  * For VOFF_E_* codes this is the counter name from VOFF_ERR_MAP; for
- * errno values it is the lower-case errno name ("einval", "enomem").
+ * errno values it is the lower-case errno name ("einval", "enomem"), or
+ * "errno" for an errno without one; 0 is "ok".
  *
- * Return: a static string; never NULL ("unknown" for unknown codes).
+ * Return: a static string, never NULL; "?" for anything else (a positive
+ * value, or a negative one that is neither an errno nor a VOFF_E_* code),
+ * as every voff_*_name() function answers a value it has no name for.
  */
 const char *voff_err_name(int err);
 

@@ -244,7 +244,8 @@ uint64_t voff_feat_all(void);
  * voff_feat_name() - ethtool name of a feature
  * @id:		enum voff_feat_id
  *
- * Return: a static string ("tx-scatter-gather"), or NULL for a bad @id.
+ * Return: a static string ("tx-scatter-gather"), never NULL; "?" for a
+ * bad @id.
  */
 const char *voff_feat_name(enum voff_feat_id id);
 
@@ -624,8 +625,9 @@ enum voff_tun_flag {
 	 VOFF_TUN_F_TSO_ECN)
 
 /**
- * voff_tun_flag_name() - name of one VOFF_TUN_F_* bit
- * Return: a static string, "?" for anything but a single known bit.
+ * voff_tun_flag_name() - name of one VOFF_TUN_F_* bit ("tso4")
+ * Return: a static string, never NULL; "?" for anything but a single
+ * known bit.
  */
 const char *voff_tun_flag_name(unsigned int bit);
 

@@ -79,7 +79,10 @@ struct voff_limits {
  */
 void voff_limits_init(struct voff_limits *l);
 
-/** voff_limit_name() - name of limit @which, or NULL */
+/**
+ * voff_limit_name() - name of limit @which ("gso_max_size")
+ * Return: a static string, never NULL; "?" for a bad @which.
+ */
 const char *voff_limit_name(enum voff_limit which);
 
 /** voff_limit_lookup() - limit by name; Return: its id or -ENOENT */

@@ -419,7 +419,10 @@ int voff_port_set_limits(struct voff_port *port,
 void voff_port_egress(const struct voff_port *port,
 		      struct voff_feat_dev *dev, struct voff_limits *lim);
 
-/** voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or "?" */
+/**
+ * voff_port_kind_name() - "mem", "pcap", "tap", "tun" or "packet"
+ * Return: a static string, never NULL; "?" for a bad @kind.
+ */
 const char *voff_port_kind_name(enum voff_port_kind kind);
 
 #ifdef __cplusplus

@@ -36,7 +36,7 @@ void voff_limits_init(struct voff_limits *l)
 const char *voff_limit_name(enum voff_limit which)
 {
 	if ((unsigned int)which >= VOFF_LIMIT__COUNT)
-		return NULL;
+		return "?";
 	return limit_names[which];
 }
 

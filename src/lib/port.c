@@ -174,7 +174,7 @@ static unsigned int drop_slot(int err)
 static int slot_err(unsigned int slot)
 {
 	if (slot == 0)
-		return -VOFF_E_BASE; /* "unknown" */
+		return -VOFF_E_BASE; /* named "?" */
 	if (slot < PORT_ERRNO_SLOTS)
 		return -(int)slot;
 	return -(int)(slot - PORT_ERRNO_SLOTS) - VOFF_E_BASE;
