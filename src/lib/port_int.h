@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * port_int.h - private side of the ports: the backend ops table, the port
- * structure every backend shares, and the single call sites for the
- * virtio_net_hdr codec and for the offload <-> TUN flag mapping
+ * structure every backend shares, the single call sites for the
+ * virtio_net_hdr codec, and the offload probing
  *
  * port.c is the front end (counters, transmit contract, validation); one
  * file per backend (port_mem.c, port_pcap.c, port_tap.c, port_packet.c)
- * fills a struct voff_port_ops; netlink.c reads and sets device limits and
- * enters network namespaces for them.
+ * fills a struct voff_port_ops; netlink.c reads and sets device limits for
+ * them, and netns.c (netns_int.h) enters their network namespaces.
  */
 #ifndef VOFF_PORT_INT_H
 #define VOFF_PORT_INT_H
@@ -193,20 +193,5 @@ unsigned int voff__port_off_fix(unsigned int off);
  * USO bits.
  */
 unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3);
-
-/* ---- network namespaces (netlink.c) -------------------------------------- */
-
-/**
- * voff__netns_enter() - switch the calling thread into a named namespace
- * @name:	name under /var/run/netns, or NULL/"" (then nothing happens)
- * @saved:	receives a descriptor of the current namespace (-1 when
- *		nothing was switched); pass it to voff__netns_leave()
- *
- * Return: 0 or a negative errno (still in the original namespace).
- */
-int voff__netns_enter(const char *name, int *saved);
-
-/** voff__netns_leave() - switch back to @saved and close it; -1 is a no-op */
-void voff__netns_leave(int saved);
 
 #endif /* VOFF_PORT_INT_H */

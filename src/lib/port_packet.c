@@ -41,6 +41,7 @@
 #include <voff/pkt.h>
 #include <voff/port.h>
 
+#include "netns_int.h"
 #include "port_int.h"
 
 #ifndef PACKET_IGNORE_OUTGOING

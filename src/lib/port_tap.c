@@ -53,6 +53,7 @@
 #include <voff/pkt.h>
 #include <voff/port.h>
 
+#include "netns_int.h"
 #include "port_int.h"
 
 /* Reads submitted at once; more rounds while every read found a frame. */

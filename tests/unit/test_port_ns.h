@@ -31,7 +31,7 @@
 #include <voff/port.h>
 
 #include "check.h"
-#include "port_int.h"
+#include "netns_int.h"
 
 static char ns_a[64], ns_b[64];
 
