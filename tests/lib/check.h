@@ -108,31 +108,15 @@ struct check_test {
 		_exit(CHECK_SKIP_CODE);                                      \
 	} while (0)
 
-/* Deterministic xorshift64* for randomized tests; seed from CHECK_SEED. */
-static inline uint64_t check_rand(void)
-{
-	static uint64_t s;
+/*
+ * check_rand() - deterministic xorshift64* for randomized tests, seeded
+ * from CHECK_SEED.  One stream per program (check.c), shared by the test
+ * and the helpers of tests/lib, so a seed replays the whole run.
+ */
+uint64_t check_rand(void);
 
-	if (!s) {
-		const char *e = getenv("CHECK_SEED");
-
-		s = e ? strtoull(e, NULL, 0) : 0x9E3779B97F4A7C15ull;
-		if (!s)
-			s = 1;
-	}
-	s ^= s >> 12;
-	s ^= s << 25;
-	s ^= s >> 27;
-	return s * 2685821657736338717ull;
-}
-
-static inline void check_fill_random(void *buf, size_t n)
-{
-	unsigned char *p = buf;
-
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(check_rand() >> 56);
-}
+/* Fill @buf with @n bytes from check_rand(). */
+void check_fill_random(void *buf, size_t n);
 
 static inline int check_run_one(const struct check_test *t, int nofork)
 {

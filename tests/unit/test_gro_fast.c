@@ -21,7 +21,9 @@
 #include <stdio.h>
 
 #include "gro_int.h"
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_util.h"
 
 #define MAXF 48
 #define SEQ_MAX 240

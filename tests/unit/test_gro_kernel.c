@@ -38,7 +38,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_util.h"
 
 #define BATCH 64
 #define MAXF 6

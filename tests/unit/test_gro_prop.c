@@ -19,7 +19,9 @@
  * output carries segments of its flow out of order, and every output's
  * checksums verify after completion (unless its input's did not).
  */
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_util.h"
 
 #define MAXF 8
 #define TW_MAX 64

@@ -20,7 +20,9 @@
  * merges "out of order" segments (101, 1, 201) into one 340-byte packet by
  * prepending; the kernel, and voff, never merge backwards (MODEL.md 6).
  */
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_util.h"
 
 static struct run R;
 

@@ -11,9 +11,12 @@
  * are capped by gso_max_size set over netlink), offload probing, headers
  * the kernel would refuse never written, and netlink limits.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <voff/err.h>
@@ -27,7 +30,7 @@
 #include "check.h"
 #include "frames.h"
 #include "port_int.h"
-#include "test_port_ns.h"
+#include "port_ns.h"
 
 static struct voff_port *open_dev(enum voff_port_kind kind, const char *ns,
 				  const char *name, unsigned int want,
@@ -251,7 +254,7 @@ static void udp_burst(const char *ns, const char *dst, int n)
 					  .sin_port = htons(9) };
 		int fd;
 
-		enter(ns);
+		ns_enter(ns);
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		inet_pton(AF_INET, dst, &to.sin_addr);
 		for (int i = 0; i < n; i++) {

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check.c - the one random stream of a test program (see check.h)
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+uint64_t check_rand(void)
+{
+	static uint64_t s;
+
+	if (!s) {
+		const char *e = getenv("CHECK_SEED");
+
+		s = e ? strtoull(e, NULL, 0) : 0x9E3779B97F4A7C15ull;
+		if (!s)
+			s = 1;
+	}
+	s ^= s >> 12;
+	s ^= s << 25;
+	s ^= s >> 27;
+	return s * 2685821657736338717ull;
+}
+
+void check_fill_random(void *buf, size_t n)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(check_rand() >> 56);
+}
