@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check.c - the one random stream of a test program (see check.h)
+ * check.c - the one random stream of a test program, and the draws made
+ * from it (see check.h)
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,4 +33,16 @@ void check_fill_random(void *buf, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		p[i] = (unsigned char)(check_rand() >> 56);
+}
+
+unsigned int check_rnd(unsigned int n)
+{
+	return (unsigned int)(check_rand() >> 33) % n;
+}
+
+bool check_chance(unsigned int pct)
+{
+	if (pct == 0 || pct >= 100)
+		return pct != 0;
+	return check_rnd(100) < pct;
 }

@@ -19,6 +19,7 @@
 #define VOFF_TEST_CHECK_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,15 @@ uint64_t check_rand(void);
 
 /* Fill @buf with @n bytes from check_rand(). */
 void check_fill_random(void *buf, size_t n);
+
+/* A number in [0, @n) from check_rand(); @n > 0. */
+unsigned int check_rnd(unsigned int n);
+
+/*
+ * true with a chance of @pct percent.  0 and 100 (or more) are never and
+ * always, and draw nothing, so a fixed choice leaves the stream alone.
+ */
+bool check_chance(unsigned int pct);
 
 static inline int check_run_one(const struct check_test *t, int nofork)
 {
