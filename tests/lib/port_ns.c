@@ -84,6 +84,17 @@ void ns_enter(const char *ns)
 	close(saved);	/* children stay where they went */
 }
 
+/* fork(); the child moves to namespace @ns.  Return: as fork(). */
+static pid_t child_in(const char *ns)
+{
+	pid_t pid = fork();
+
+	CHECK(pid >= 0);
+	if (pid == 0)
+		ns_enter(ns);
+	return pid;
+}
+
 static uint16_t icmp_sum(const void *p, size_t n)
 {
 	const uint8_t *b = p;
@@ -101,12 +112,10 @@ static uint16_t icmp_sum(const void *p, size_t n)
 /* Child: from namespace @ns, one echo request to @dst; exit 0 on reply. */
 static pid_t ping_start(const char *ns, const char *dst)
 {
-	pid_t pid = fork();
+	pid_t pid = child_in(ns);
 
-	CHECK(pid >= 0);
 	if (pid)
 		return pid;
-	ns_enter(ns);
 	{
 		struct sockaddr_in to = { .sin_family = AF_INET };
 		struct timeval tv = { .tv_sec = 3 };
@@ -155,12 +164,10 @@ static const uint8_t *pattern_at(uint64_t i)
  * write the count to @wfd; exit 0 when all @n bytes came in order. */
 static pid_t tcp_sink_start(const char *ns, uint16_t port, uint64_t n, int wfd)
 {
-	pid_t pid = fork();
+	pid_t pid = child_in(ns);
 
-	CHECK(pid >= 0);
 	if (pid)
 		return pid;
-	ns_enter(ns);
 	{
 		struct sockaddr_in sa = { .sin_family = AF_INET,
 					  .sin_port = htons(port) };
@@ -193,12 +200,10 @@ static pid_t tcp_sink_start(const char *ns, uint16_t port, uint64_t n, int wfd)
 static pid_t tcp_source_start(const char *ns, const char *dst, uint16_t port,
 			      uint64_t n)
 {
-	pid_t pid = fork();
+	pid_t pid = child_in(ns);
 
-	CHECK(pid >= 0);
 	if (pid)
 		return pid;
-	ns_enter(ns);
 	{
 		struct sockaddr_in sa = { .sin_family = AF_INET,
 					  .sin_port = htons(port) };
