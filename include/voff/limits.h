@@ -2,6 +2,7 @@
 /*
  * limits.h - size limits of a device: MTU, gso/gro/tso max size and
  * segments, with the kernel's ranges and propagation rules
+ * (docs/kernel-model.md §2)
  *
  * A port (port.h), an egress judged by voff_xmit_decide() (xmit.h) and a
  * switch port (switch.h) each carry a struct voff_limits.  VOFF_LIMIT_MAP
