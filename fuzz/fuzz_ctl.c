@@ -33,7 +33,7 @@ static struct voff_switch *make(void)
 
 	if (voff_switch_new(&sw, &c))
 		abort();
-	pc.tx_off = VOFF_PORT_OFF_TCP;
+	pc.tx_off = VOFF_TUN_F_TCP;
 	if (voff_port_mem_pair(&p[0], &p[1], &pc) ||
 	    voff_port_mem_pair(&p[2], &p[3], &pc))
 		abort();

@@ -14,7 +14,7 @@
  * access past either end.
  *
  * Odd: GSO.  The following bytes describe a super-packet in the terms of
- * the unit tests' naive twin (tests/unit/gso_twin.h: encapsulation, VLANs,
+ * the unit tests' naive twin (tests/lib/gso_twin.h: encapsulation, VLANs,
  * IP versions and options, TCP or UDP, flags, IDs, MSS, payload length).
  * The twin builds it; voff_gso_segment() cuts it, in full and in partial
  * checksum mode; every segment must equal, byte for byte, the segment the

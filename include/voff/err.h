@@ -64,7 +64,6 @@ extern "C" {
 	X(GENEVE_OPT, "geneve_opt", "malformed Geneve option")                  \
 	X(GRE_VER, "gre_ver", "unsupported GRE version or flags")               \
 	X(VXLAN_FLAGS, "vxlan_flags", "VXLAN header without the I flag")        \
-	X(TUNNEL_DEPTH, "tunnel_depth", "tunnels nested too deep")              \
 	X(LAYER_DEPTH, "layer_depth", "more headers than the parser records")   \
 	X(HDR_PAST_L3, "hdr_past_l3",                                           \
 	  "header runs past the end its IP length states")                      \
@@ -74,7 +73,6 @@ extern "C" {
 	X(HDR_OFF, "hdr_off", "header ends past the 16-bit offset range")       \
 	/* Packet buffers and pools. */                                         \
 	X(NO_HEADROOM, "no_headroom", "not enough headroom to prepend")         \
-	X(NO_TAILROOM, "no_tailroom", "not enough tailroom to append")          \
 	X(TOO_BIG, "too_big", "frame larger than the buffer")                   \
 	/* Capture files. */                                                    \
 	X(PCAP_LINKTYPE, "pcap_linktype", "unsupported capture link type")      \
@@ -173,9 +171,12 @@ const char *voff_strerror(int err);
  * @err: a negative errno or a negative VOFF_E_* code
  *
  * For VOFF_E_* codes this is the counter name from VOFF_ERR_MAP; for
- * errno values it is the lower-case errno name ("einval", "enomem").
+ * errno values it is the lower-case errno name ("einval", "enomem"), or
+ * "errno" for an errno without one; 0 is "ok".
  *
- * Return: a static string; never NULL ("unknown" for unknown codes).
+ * Return: a static string, never NULL; "?" for anything else (a positive
+ * value, or a negative one that is neither an errno nor a VOFF_E_* code),
+ * as every voff_*_name() function answers a value it has no name for.
  */
 const char *voff_err_name(int err);
 

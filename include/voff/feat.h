@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * feat.h - offload features, device limits and the TUN/AF_PACKET mapping
+ * feat.h - offload features and the TUN/AF_PACKET mapping
  *
  * DOC: Theory of Operation
  *
  * Every port of a voff datapath, like every Linux net_device, says what it
- * can take whole by a feature set and a few size limits.  This header
- * reproduces the kernel's model (docs/kernel-model.md §1, §2, §5):
+ * can take whole by a feature set and a few size limits (limits.h).  This
+ * header reproduces the kernel's model (docs/kernel-model.md §1, §2, §5):
  *
  *  - VOFF_FEAT_MAP defines every feature once: its bit, its `ethtool -k`
  *    name and whether voff (or the kernel) has a software fallback.  A
@@ -22,15 +22,13 @@
  *  - Stacks: voff_feat_increment() (bridge/bond aggregation),
  *    voff_feat_intersect(), and the fix functions of bridge, bond, macvlan
  *    and VLAN devices, which compute an upper device from its lowers.
- *  - struct voff_limits holds gso/gro/tso limits with the kernel's ranges
- *    and propagation rules.
  *
  * The transmit decision that uses all of this is in xmit.h.
  *
  * Nothing here allocates, locks or touches the system.  Context: the
  * functions only read their arguments and write their out-parameters (or
- * the struct voff_feat_dev / voff_limits passed to them), so any thread
- * may call them on its own objects.
+ * the struct voff_feat_dev passed to them), so any thread may call them on
+ * its own objects.
  */
 #ifndef VOFF_FEAT_H
 #define VOFF_FEAT_H
@@ -246,7 +244,8 @@ uint64_t voff_feat_all(void);
  * voff_feat_name() - ethtool name of a feature
  * @id:		enum voff_feat_id
  *
- * Return: a static string ("tx-scatter-gather"), or NULL for a bad @id.
+ * Return: a static string ("tx-scatter-gather"), never NULL; "?" for a
+ * bad @id.
  */
 const char *voff_feat_name(enum voff_feat_id id);
 
@@ -585,148 +584,63 @@ int voff_feat_parse_ethtool(const char *text, struct voff_feat_dev *dev,
 int voff_feat_parse_requests(char *const *argv, int argc, uint64_t *mask,
 			     uint64_t *on, int *bad);
 
-/* ---- limits (docs/kernel-model.md §2) ------------------------------------ */
-
-#define VOFF_GSO_LEGACY_MAX_SIZE 65536u	/* 64 KiB: set the IPv4 variant too */
-#define VOFF_GSO_MAX_SIZE 524280u	/* 8 * 65535: BIG TCP ceiling */
-#define VOFF_GSO_MAX_SEGS 65535u
-#define VOFF_GSO_MIN_SIZE 193u		/* MAX_TCP_HEADER + 1 on x86-64 */
-#define VOFF_GRO_MAX_SIZE 524280u
-#define VOFF_TSO_LEGACY_MAX_SIZE 65536u	/* default tso_max_size */
-#define VOFF_TSO_MAX_SEGS 65535u
-#define VOFF_MTU_MIN 68u
-#define VOFF_MTU_MAX 65535u
-
-/*
- * VOFF_LIMIT_MAP(X) - X(ENUM, field, "name as ip -d link prints it")
- */
-#define VOFF_LIMIT_MAP(X)                                                    \
-	X(MTU, mtu, "mtu")                                                   \
-	X(GSO_MAX_SIZE, gso_max_size, "gso_max_size")                        \
-	X(GSO_MAX_SEGS, gso_max_segs, "gso_max_segs")                        \
-	X(TSO_MAX_SIZE, tso_max_size, "tso_max_size")                        \
-	X(TSO_MAX_SEGS, tso_max_segs, "tso_max_segs")                        \
-	X(GRO_MAX_SIZE, gro_max_size, "gro_max_size")                        \
-	X(GSO_IPV4_MAX_SIZE, gso_ipv4_max_size, "gso_ipv4_max_size")         \
-	X(GRO_IPV4_MAX_SIZE, gro_ipv4_max_size, "gro_ipv4_max_size")
-
-enum voff_limit {
-#define VOFF__X(e, f, n) VOFF_LIMIT_##e,
-	VOFF_LIMIT_MAP(VOFF__X)
-#undef VOFF__X
-	VOFF_LIMIT__COUNT
-};
-
-/**
- * struct voff_limits - size limits of one device
- * @mtu:		largest L3 packet sent without segmentation
- * @gso_max_size:	largest super-packet (whole frame) for IPv6 and others
- * @gso_max_segs:	most segments in one super-packet
- * @tso_max_size:	what the hardware can do (cap of @gso_max_size)
- * @tso_max_segs:	what the hardware can do (cap of @gso_max_segs)
- * @gro_max_size:	largest GRO result (IPv6 and others)
- * @gso_ipv4_max_size:	@gso_max_size for IPv4
- * @gro_ipv4_max_size:	@gro_max_size for IPv4
- */
-struct voff_limits {
-#define VOFF__X(e, f, n) uint32_t f;
-	VOFF_LIMIT_MAP(VOFF__X)
-#undef VOFF__X
-};
-
-/**
- * voff_limits_init() - the kernel's defaults for a new device
- *
- * mtu 1500, gso/gro sizes 65536, segs 65535, tso_max_size 65536,
- * tso_max_segs 65535.  A veth then raises tso_max_size to
- * VOFF_GSO_MAX_SIZE with voff_limits_set_tso_max_size().
- */
-void voff_limits_init(struct voff_limits *l);
-
-/** voff_limit_name() - name of limit @which, or NULL */
-const char *voff_limit_name(enum voff_limit which);
-
-/** voff_limit_lookup() - limit by name; Return: its id or -ENOENT */
-int voff_limit_lookup(const char *name);
-
-/** voff_limit_get() - value of limit @which (0 for a bad @which) */
-uint32_t voff_limit_get(const struct voff_limits *l, enum voff_limit which);
-
-/**
- * voff_limits_set() - set a limit as `ip link set` does (netlink path)
- * @l:		the limits
- * @which:	the limit
- * @value:	the new value
- *
- * Validation: gso(_ipv4)_max_size in VOFF_GSO_MIN_SIZE .. tso_max_size;
- * gso_max_segs ≤ 65535 and ≤ tso_max_segs; gro(_ipv4)_max_size ≤
- * VOFF_GRO_MAX_SIZE; mtu in VOFF_MTU_MIN .. VOFF_MTU_MAX.  Propagation:
- * gso/gro_max_size ≤ 64 KiB also set their IPv4 variant.  tso_max_* are
- * the driver's: they go through voff_limits_set_tso_max_*().
- *
- * Return: 0; -ERANGE below a minimum (the netlink policy's "integer out of
- * range"), -EINVAL above a maximum or for a bad @which.  @l is unchanged on
- * failure.
- */
-int voff_limits_set(struct voff_limits *l, enum voff_limit which,
-		    uint32_t value);
-
-/**
- * voff_limits_set_tso_max_size() - the driver's hardware cap
- *
- * Clamped to VOFF_GSO_MAX_SIZE.  Lowers gso_max_size and
- * gso_ipv4_max_size when they exceed it; never raises them.
- */
-void voff_limits_set_tso_max_size(struct voff_limits *l, uint32_t size);
-
-/**
- * voff_limits_set_tso_max_segs() - the driver's segment cap
- *
- * Lowers gso_max_segs when it exceeds @segs; never raises it.
- */
-void voff_limits_set_tso_max_segs(struct voff_limits *l, uint32_t segs);
-
-/**
- * voff_limits_inherit() - take the lower device's TSO caps (macvlan, vlan)
- *
- * netif_inherit_tso_max(): both tso_max values from @from, with the
- * lowering rules above.  gso/gro values are not copied.
- */
-void voff_limits_inherit(struct voff_limits *to,
-			 const struct voff_limits *from);
-
-/**
- * voff_limits_aggregate() - caps of a bridge or bond over its lowers
- * @upper:	the upper device
- * @lowers:	its lower devices
- * @n:		their number (0: tso caps become the maximum, as with no port)
- *
- * The minimum tso_max_size and tso_max_segs over @lowers, set with the
- * lowering rules: the upper's gso values only ever go down.
- */
-void voff_limits_aggregate(struct voff_limits *upper,
-			   const struct voff_limits *lowers, size_t n);
-
-/**
- * voff_limits_validate() - whether every field is in the kernel's range
- *
- * Return: 0, or -EINVAL naming nothing in particular (check each field
- * with voff_limits_set() to find it).
- */
-int voff_limits_validate(const struct voff_limits *l);
-
 /* ---- TUN/TAP and AF_PACKET (docs/kernel-model.md §5.4, §5.5) ------------- */
 
-#define VOFF_TUN_F_CSUM 0x01
-#define VOFF_TUN_F_TSO4 0x02
-#define VOFF_TUN_F_TSO6 0x04
-#define VOFF_TUN_F_TSO_ECN 0x08
-#define VOFF_TUN_F_UFO 0x10
-#define VOFF_TUN_F_USO4 0x20
-#define VOFF_TUN_F_USO6 0x40
-#define VOFF_TUN_F_UDP_TUNNEL_GSO 0x80
-#define VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM 0x100
-#define VOFF_TUN_F_ALL 0x1FF
+/*
+ * VOFF_TUN_F_MAP(X) - X(SUFFIX, bit, "name"): the kernel's TUN_F_* flags,
+ * the offloads TUNSETOFFLOAD and virtio's guest offload bits negotiate, and
+ * the offloads a port negotiates (port.h).  Each means "frames of this kind
+ * may cross":
+ *  CSUM			partial checksums (NEEDS_CSUM)
+ *  TSO4, TSO6			TCP super-packets over IPv4, IPv6
+ *  TSO_ECN			TCP super-packets with CWR (the ECN gso bit)
+ *  UFO				UDP super-packets split by IP fragmentation
+ *  USO4, USO6			UDP super-packets split by datagram
+ *				(GSO_UDP_L4)
+ *  UDP_TUNNEL_GSO		super-packets inside a VXLAN/Geneve UDP tunnel
+ *  UDP_TUNNEL_GSO_CSUM		... with the outer UDP checksum to fill in
+ * The names are those port specs and `voff ctl show` use.
+ */
+#define VOFF_TUN_F_MAP(X)                                                    \
+	X(CSUM, 0x001, "csum")                                               \
+	X(TSO4, 0x002, "tso4")                                               \
+	X(TSO6, 0x004, "tso6")                                               \
+	X(TSO_ECN, 0x008, "tso_ecn")                                         \
+	X(UFO, 0x010, "ufo")                                                 \
+	X(USO4, 0x020, "uso4")                                               \
+	X(USO6, 0x040, "uso6")                                               \
+	X(UDP_TUNNEL_GSO, 0x080, "udp_tnl")                                  \
+	X(UDP_TUNNEL_GSO_CSUM, 0x100, "udp_tnl_csum")
+
+enum voff_tun_flag {
+#define VOFF__X(e, bit, name) VOFF_TUN_F_##e = bit,
+	VOFF_TUN_F_MAP(VOFF__X)
+#undef VOFF__X
+};
+
+/* Every flag defined above. */
+#define VOFF_TUN_F_ALL 0x1FFu
+/* What a reader of a TAP usually wants: checksums and TCP segmentation. */
+#define VOFF_TUN_F_TCP                                                       \
+	(VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 | VOFF_TUN_F_TSO6 |               \
+	 VOFF_TUN_F_TSO_ECN)
+
+/**
+ * voff_tun_flag_name() - name of one VOFF_TUN_F_* bit ("tso4")
+ * Return: a static string, never NULL; "?" for anything but a single
+ * known bit.
+ */
+const char *voff_tun_flag_name(unsigned int bit);
+
+/**
+ * voff_tun_flags_format() - names of the bits of @set, comma separated
+ * @set:	VOFF_TUN_F_* bits
+ * @buf:	destination, always NUL-terminated when @len > 0
+ * @len:	its size
+ *
+ * Return: the length the full text needs (as snprintf), "-" for none.
+ */
+int voff_tun_flags_format(unsigned int set, char *buf, size_t len);
 
 /* The TAP features TUNSETOFFLOAD controls (TUN_USER_FEATURES). */
 #define VOFF_F_TUN_USER                                                      \

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <voff/port.h>
+#include <voff/limits.h>
 
 #ifdef __cplusplus
 extern "C" {

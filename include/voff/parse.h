@@ -125,8 +125,8 @@ enum voff_proto {
 
 /**
  * voff_proto_name() - printable name of a protocol
- * Return: a static string: the name of VOFF_PROTO_MAP, or "?" for
- * VOFF_PROTO_NONE and values out of range.
+ * Return: a static string, never NULL: the name of VOFF_PROTO_MAP, or "?"
+ * for VOFF_PROTO_NONE and values out of range.
  */
 const char *voff_proto_name(enum voff_proto proto);
 

@@ -26,8 +26,8 @@
  * would reject is never written: such a packet is dropped and counted on
  * transmit instead.
  *
- * Offloads are negotiated per port as a set of VOFF_PORT_OFF_* bits, the
- * vocabulary of TUNSETOFFLOAD and of virtio's guest offload bits:
+ * Offloads are negotiated per port as a set of VOFF_TUN_F_* bits (feat.h),
+ * the vocabulary of TUNSETOFFLOAD and of virtio's guest offload bits:
  *  - rx offloads: what the port may hand voff (a TAP hands super-packets
  *    only of the kinds voff accepted with TUNSETOFFLOAD);
  *  - tx offloads: what voff may hand the port (the kernel segments any valid
@@ -59,6 +59,7 @@
 #include <stdint.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,58 +79,6 @@ enum voff_port_kind {
 	VOFF_PORT_PACKET,
 	VOFF_PORT__KIND_COUNT
 };
-
-/*
- * VOFF_PORT_OFF_MAP(X) - X(SUFFIX, bit, "name"): offloads a port
- * negotiates.  The bit values are those of the kernel's TUN_F_* flags, and
- * each means "frames of this kind may cross the port":
- *  CSUM		partial checksums (NEEDS_CSUM)
- *  TSO4, TSO6		TCP super-packets over IPv4, IPv6
- *  TSO_ECN		TCP super-packets with CWR (the ECN gso bit)
- *  UFO			UDP super-packets split by IP fragmentation
- *  USO4, USO6		UDP super-packets split by datagram (GSO_UDP_L4)
- *  UDP_TNL		super-packets inside a VXLAN/Geneve UDP tunnel
- *  UDP_TNL_CSUM	... with the outer UDP checksum to fill in
- */
-#define VOFF_PORT_OFF_MAP(X)                                                 \
-	X(CSUM, 0x001, "csum")                                               \
-	X(TSO4, 0x002, "tso4")                                               \
-	X(TSO6, 0x004, "tso6")                                               \
-	X(TSO_ECN, 0x008, "tso_ecn")                                         \
-	X(UFO, 0x010, "ufo")                                                 \
-	X(USO4, 0x020, "uso4")                                               \
-	X(USO6, 0x040, "uso6")                                               \
-	X(UDP_TNL, 0x080, "udp_tnl")                                         \
-	X(UDP_TNL_CSUM, 0x100, "udp_tnl_csum")
-
-enum voff_port_off {
-#define VOFF__X(e, bit, name) VOFF_PORT_OFF_##e = bit,
-	VOFF_PORT_OFF_MAP(VOFF__X)
-#undef VOFF__X
-};
-
-/* Every offload bit defined above. */
-#define VOFF_PORT_OFF_ALL 0x1FFu
-/* What a reader of a TAP usually wants: checksums and TCP segmentation. */
-#define VOFF_PORT_OFF_TCP                                                    \
-	(VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6 |      \
-	 VOFF_PORT_OFF_TSO_ECN)
-
-/**
- * voff_port_off_name() - name of one VOFF_PORT_OFF_* bit
- * Return: a static string, "?" for anything but a single known bit.
- */
-const char *voff_port_off_name(unsigned int bit);
-
-/**
- * voff_port_off_format() - names of the bits of @set, comma separated
- * @set:	VOFF_PORT_OFF_* bits
- * @buf:	destination, always NUL-terminated when @len > 0
- * @len:	its size
- *
- * Return: the length the full text needs (as snprintf), "-" for none.
- */
-int voff_port_off_format(unsigned int set, char *buf, size_t len);
 
 /*
  * A port's limits are a struct voff_limits (feat.h): mtu, gso_max_size,
@@ -160,9 +109,9 @@ int voff_port_off_format(unsigned int set, char *buf, size_t len);
  *		create the device or open the socket in (NULL: the caller's);
  *		the descriptor keeps working from the caller's namespace
  * @flags:	VOFF_PORT_F_* bits
- * @want:	VOFF_PORT_OFF_* offloads wanted on receive (TAP/TUN probe
+ * @want:	VOFF_TUN_F_* offloads wanted on receive (TAP/TUN probe
  *		them; MEM takes them as given)
- * @tx_off:	MEM only: VOFF_PORT_OFF_* offloads the port takes on send
+ * @tx_off:	MEM only: VOFF_TUN_F_* offloads the port takes on send
  * @limits:	TAP/TUN: limits to set on the device over netlink (0 = leave
  *		alone); MEM: the port's limits as reported and enforced
  * @vnet_hdr_len: header size in bytes: 0 for the default (10), 12, 20 or
@@ -195,8 +144,8 @@ struct voff_port_cfg {
  * @kind:	enum voff_port_kind
  * @name:	interface name (as the kernel named it), file or label
  * @ifindex:	interface index in its namespace, 0 when none
- * @rx_off:	VOFF_PORT_OFF_* offloads frames from the port may carry
- * @tx_off:	VOFF_PORT_OFF_* offloads frames sent to the port may carry
+ * @rx_off:	VOFF_TUN_F_* offloads frames from the port may carry
+ * @tx_off:	VOFF_TUN_F_* offloads frames sent to the port may carry
  * @want:	what the configuration asked for
  * @refused:	wanted bits the kernel refused (want & ~rx_off)
  * @features:	feat.h VOFF_F_* bits: a kernel device's active ethtool
@@ -470,7 +419,10 @@ int voff_port_set_limits(struct voff_port *port,
 void voff_port_egress(const struct voff_port *port,
 		      struct voff_feat_dev *dev, struct voff_limits *lim);
 
-/** voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or "?" */
+/**
+ * voff_port_kind_name() - "mem", "pcap", "tap", "tun" or "packet"
+ * Return: a static string, never NULL; "?" for a bad @kind.
+ */
 const char *voff_port_kind_name(enum voff_port_kind kind);
 
 #ifdef __cplusplus

@@ -57,6 +57,7 @@
 #include <stdio.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/port.h>
 
 #ifdef __cplusplus
@@ -106,7 +107,10 @@ enum voff_switch_drop {
 	VOFF_SWITCH_DROP__COUNT
 };
 
-/** voff_switch_drop_name() - counter name of a drop reason ("?" if bad) */
+/**
+ * voff_switch_drop_name() - counter name of a drop reason ("no_egress")
+ * Return: a static string, never NULL; "?" for a bad @d.
+ */
 const char *voff_switch_drop_name(enum voff_switch_drop d);
 
 /**

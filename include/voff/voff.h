@@ -12,6 +12,7 @@
 #include <voff/pcap.h>
 #include <voff/vnet.h>
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/xmit.h>
 #include <voff/port.h>
 #include <voff/netlink.h>

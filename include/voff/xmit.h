@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -199,10 +200,16 @@ int voff_xmit_decide(const struct voff_pkt *pkt,
 		     const struct voff_limits *lim, unsigned int flags,
 		     struct voff_xmit_result *out);
 
-/** voff_xmit_verdict_name() - "pass_gso", "segment", ... ("?" if unknown) */
+/**
+ * voff_xmit_verdict_name() - "pass_gso", "segment", ...
+ * Return: a static string, never NULL; "?" for a bad @v.
+ */
 const char *voff_xmit_verdict_name(enum voff_xmit_verdict v);
 
-/** voff_xmit_reason_name() - the reason's counter name ("?" if unknown) */
+/**
+ * voff_xmit_reason_name() - the reason's counter name
+ * Return: a static string, never NULL; "?" for a bad @r.
+ */
 const char *voff_xmit_reason_name(enum voff_xmit_reason r);
 
 #ifdef __cplusplus

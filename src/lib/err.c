@@ -68,5 +68,5 @@ const char *voff_err_name(int err)
 	     i++)
 		if (-errno_names[i].err == err)
 			return errno_names[i].name;
-	return err < 0 && err > -VOFF_E_BASE ? "errno" : "unknown";
+	return err < 0 && err > -VOFF_E_BASE ? "errno" : "?";
 }

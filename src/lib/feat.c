@@ -63,7 +63,7 @@ uint64_t voff_feat_all(void)
 const char *voff_feat_name(enum voff_feat_id id)
 {
 	if ((unsigned int)id >= VOFF_FEAT__COUNT)
-		return NULL;
+		return "?";
 	return voff__feat_defs[id].name;
 }
 

@@ -358,16 +358,6 @@ void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 						  gso_be16_word(id))));
 }
 
-uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
-			  uint8_t proto, uint32_t l4_len)
-{
-	const uint8_t *h = hdr + ip->off;
-
-	if (ip->v6)
-		return voff_csum_pseudo_v6(h + 8, h + 24, proto, l4_len);
-	return voff_csum_pseudo_v4(h + 12, h + 16, proto, l4_len);
-}
-
 static inline void fix_segment(const struct gso_plan *p,
 			       const struct gso_seg *s)
 {

@@ -221,11 +221,25 @@ extern const struct gso_l4 voff__gso_tcp;
 extern const struct gso_l4 voff__gso_uso;
 extern const struct gso_l4 voff__gso_ufo;
 
-/* gso.c: IP header fixes and pseudo-header of the IP header @ip. */
+/* gso.c: IP header fixes of the IP header @ip. */
 void voff__gso_fix_ip(const struct gso_plan *p, const struct gso_ip *ip,
 		      uint8_t *hdr, uint32_t l3_len, uint32_t id_add);
-uint32_t voff__gso_pseudo(const struct gso_ip *ip, const uint8_t *hdr,
-			  uint8_t proto, uint32_t l4_len);
+
+/*
+ * Pseudo-header sum of the IP header @ip in @hdr, for an L4 header of
+ * protocol @proto and @l4_len bytes.  Inline, so that gso.c and the
+ * protocol files share it without calling back into gso.c.
+ */
+static inline uint32_t voff__gso_pseudo(const struct gso_ip *ip,
+					const uint8_t *hdr, uint8_t proto,
+					uint32_t l4_len)
+{
+	const uint8_t *h = hdr + ip->off;
+
+	if (ip->v6)
+		return voff_csum_pseudo_v6(h + 8, h + 24, proto, l4_len);
+	return voff_csum_pseudo_v4(h + 12, h + 16, proto, l4_len);
+}
 /*
  * Innermost L4 checksum of a segment: full sum or pseudo seed.  @var is
  * the sum of the @var words the fix stored, the checksum field excluded.

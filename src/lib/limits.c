@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <voff/feat.h>
+#include <voff/limits.h>
 
 static const char *const limit_names[] = {
 #define X(e, f, n) [VOFF_LIMIT_##e] = n,
@@ -37,7 +37,7 @@ void voff_limits_init(struct voff_limits *l)
 const char *voff_limit_name(enum voff_limit which)
 {
 	if ((unsigned int)which >= VOFF_LIMIT__COUNT)
-		return NULL;
+		return "?";
 	return limit_names[which];
 }
 

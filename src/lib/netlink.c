@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * netlink.c - interface limits over rtnetlink (libmnl), ethtool features
- * over the ethtool ioctl, and the namespace switch the ports share
+ * netlink.c - interface limits over rtnetlink (libmnl) and ethtool
+ * features over the ethtool ioctl
  *
- * A namespace is entered with setns() on the calling thread, a socket is
+ * A namespace is entered on the calling thread (netns.c), a socket is
  * opened, and the thread returns to where it was at once: a socket stays
  * in the namespace it was created in, so the rest of the work needs no
  * switch.  See netlink.h for the contracts.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +25,10 @@
 #include <linux/sockios.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/netlink.h>
 
-#include "port_int.h"
+#include "netns_int.h"
 
 /* Newer than the system headers may be (6.3+). */
 #ifndef IFLA_GSO_IPV4_MAX_SIZE
@@ -41,49 +40,6 @@
 
 /* Replies to single-link requests are small; dumps are not used. */
 #define NL_BUF 16384
-
-int voff__netns_enter(const char *name, int *saved)
-{
-	char path[128];
-	int fd, cur;
-
-	*saved = -1;
-	if (!name || !*name)
-		return 0;
-	if (strchr(name, '/') ||
-	    snprintf(path, sizeof(path), "/var/run/netns/%s", name) >=
-		    (int)sizeof(path))
-		return -EINVAL;
-	cur = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (cur < 0)
-		return -errno;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = -errno;
-
-		close(cur);
-		return err;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		int err = -errno;
-
-		close(fd);
-		close(cur);
-		return err;
-	}
-	close(fd);
-	*saved = cur;
-	return 0;
-}
-
-void voff__netns_leave(int saved)
-{
-	if (saved < 0)
-		return;
-	/* Cannot fail for a namespace we were just in with CAP_SYS_ADMIN. */
-	(void)setns(saved, CLONE_NEWNET);
-	close(saved);
-}
 
 /* ---- rtnetlink ----------------------------------------------------------- */
 

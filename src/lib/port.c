@@ -18,6 +18,7 @@
 
 #include <voff/err.h>
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
@@ -46,47 +47,6 @@ const char *voff_port_kind_name(enum voff_port_kind kind)
 	return kind_names[kind];
 }
 
-static const struct {
-	unsigned int bit;
-	const char *name;
-} off_names[] = {
-#define X(e, bit, name) { bit, name },
-	VOFF_PORT_OFF_MAP(X)
-#undef X
-};
-
-#define N_OFF_NAMES (sizeof(off_names) / sizeof(off_names[0]))
-
-const char *voff_port_off_name(unsigned int bit)
-{
-	for (size_t i = 0; i < N_OFF_NAMES; i++)
-		if (off_names[i].bit == bit)
-			return off_names[i].name;
-	return "?";
-}
-
-int voff_port_off_format(unsigned int set, char *buf, size_t len)
-{
-	size_t used = 0;
-	int n;
-
-	if (len)
-		buf[0] = '\0';
-	if (!(set & VOFF_PORT_OFF_ALL))
-		return snprintf(buf, len, "-");
-	for (size_t i = 0; i < N_OFF_NAMES; i++) {
-		if (!(set & off_names[i].bit))
-			continue;
-		n = snprintf(used < len ? buf + used : NULL,
-			     used < len ? len - used : 0, "%s%s",
-			     used ? "," : "", off_names[i].name);
-		if (n < 0)
-			return n;
-		used += (size_t)n;
-	}
-	return (int)used;
-}
-
 /* ---- life cycle ---------------------------------------------------------- */
 
 static int port_alloc(struct voff_port **out, const struct voff_port_ops *ops,
@@ -99,7 +59,7 @@ static int port_alloc(struct voff_port **out, const struct voff_port_ops *ops,
 	port->ops = ops;
 	port->fd = -1;
 	port->info.kind = ops->kind;
-	port->info.want = cfg->want & VOFF_PORT_OFF_ALL;
+	port->info.want = cfg->want & VOFF_TUN_F_ALL;
 	if (cfg->netns)
 		snprintf(port->netns, sizeof(port->netns), "%s", cfg->netns);
 	*out = port;
@@ -118,7 +78,7 @@ static int cfg_check(const struct voff_port_cfg *cfg)
 	}
 	if (cfg->queues > 1)
 		return -EINVAL;
-	if (cfg->want & ~VOFF_PORT_OFF_ALL || cfg->tx_off & ~VOFF_PORT_OFF_ALL)
+	if (cfg->want & ~VOFF_TUN_F_ALL || cfg->tx_off & ~VOFF_TUN_F_ALL)
 		return -EINVAL;
 	if (cfg->netns && (strlen(cfg->netns) >= 64 || strchr(cfg->netns, '/')))
 		return -EINVAL;
@@ -214,7 +174,7 @@ static unsigned int drop_slot(int err)
 static int slot_err(unsigned int slot)
 {
 	if (slot == 0)
-		return -VOFF_E_BASE; /* "unknown" */
+		return -VOFF_E_BASE; /* named "?" */
 	if (slot < PORT_ERRNO_SLOTS)
 		return -(int)slot;
 	return -(int)(slot - PORT_ERRNO_SLOTS) - VOFF_E_BASE;
@@ -321,25 +281,25 @@ int voff_port_set_limits(struct voff_port *port,
 
 static uint64_t egress_features(unsigned int off)
 {
-	const unsigned int uso = VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+	const unsigned int uso = VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
 	uint64_t f = VOFF_F_SG | VOFF_F_HIGHDMA;
 
 	if (!off)
 		return f;
 	f |= VOFF_F_GSO_ROBUST;
-	if (off & VOFF_PORT_OFF_CSUM)
+	if (off & VOFF_TUN_F_CSUM)
 		f |= VOFF_F_HW_CSUM;
-	if (off & VOFF_PORT_OFF_TSO4)
+	if (off & VOFF_TUN_F_TSO4)
 		f |= VOFF_F_TSO;
-	if (off & VOFF_PORT_OFF_TSO6)
+	if (off & VOFF_TUN_F_TSO6)
 		f |= VOFF_F_TSO6;
-	if (off & VOFF_PORT_OFF_TSO_ECN)
+	if (off & VOFF_TUN_F_TSO_ECN)
 		f |= VOFF_F_TSO_ECN;
 	if ((off & uso) == uso)
 		f |= VOFF_F_GSO_UDP_L4;
-	if (off & VOFF_PORT_OFF_UDP_TNL)
+	if (off & VOFF_TUN_F_UDP_TUNNEL_GSO)
 		f |= VOFF_F_GSO_UDP_TUNNEL;
-	if (off & VOFF_PORT_OFF_UDP_TNL_CSUM)
+	if (off & VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM)
 		f |= VOFF_F_GSO_UDP_TUNNEL_CSUM;
 	return voff_feat_fix(f, 0);
 }
@@ -459,28 +419,29 @@ unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3)
 	uint32_t gt = pkt->gso_type;
 
 	if (pkt->csum == VOFF_CSUM_PARTIAL)
-		need |= VOFF_PORT_OFF_CSUM;
+		need |= VOFF_TUN_F_CSUM;
 	if (!voff_pkt_is_gso(pkt))
 		return need;
 	if (gt & VOFF_GSO_TCPV4)
-		need |= VOFF_PORT_OFF_TSO4;
+		need |= VOFF_TUN_F_TSO4;
 	if (gt & VOFF_GSO_TCPV6)
-		need |= VOFF_PORT_OFF_TSO6;
+		need |= VOFF_TUN_F_TSO6;
 	if (gt & (VOFF_GSO_TCP_ECN | VOFF_GSO_TCP_ACCECN))
-		need |= VOFF_PORT_OFF_TSO_ECN;
+		need |= VOFF_TUN_F_TSO_ECN;
 	if (gt & VOFF_GSO_UDP)
-		need |= VOFF_PORT_OFF_UFO;
+		need |= VOFF_TUN_F_UFO;
 	if (gt & VOFF_GSO_UDP_L4) {
 		int v = ip_version(pkt, l3);
 
-		need |= v == 4 ? VOFF_PORT_OFF_USO4 :
-			v == 6 ? VOFF_PORT_OFF_USO6 :
-				 VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+		need |= v == 4 ? VOFF_TUN_F_USO4 :
+			v == 6 ? VOFF_TUN_F_USO6 :
+				 VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
 	}
 	if (gt & VOFF_GSO_UDP_TUNNEL)
-		need |= VOFF_PORT_OFF_UDP_TNL;
+		need |= VOFF_TUN_F_UDP_TUNNEL_GSO;
 	if (gt & VOFF_GSO_UDP_TUNNEL_CSUM)
-		need |= VOFF_PORT_OFF_UDP_TNL | VOFF_PORT_OFF_UDP_TNL_CSUM;
+		need |= VOFF_TUN_F_UDP_TUNNEL_GSO |
+			VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM;
 	/* Anything else (GRE, IP-in-IP, fraglist, partial) has no TUN flag. */
 	if (gt & ~(uint32_t)(VOFF_GSO_TCPV4 | VOFF_GSO_TCPV6 |
 			     VOFF_GSO_TCP_ECN | VOFF_GSO_TCP_ACCECN |
@@ -488,7 +449,7 @@ unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3)
 			     VOFF_GSO_UDP_TUNNEL | VOFF_GSO_UDP_TUNNEL_CSUM |
 			     VOFF_GSO_DODGY | VOFF_GSO_TCP_FIXEDID |
 			     VOFF_GSO_TCP_FIXEDID_INNER))
-		need |= ~VOFF_PORT_OFF_ALL;
+		need |= ~VOFF_TUN_F_ALL;
 	return need;
 }
 
@@ -575,35 +536,7 @@ int voff_port_tx(struct voff_port *port, struct voff_batch *b)
 	return err ? err : (int)sent;
 }
 
-/* ---- offloads <-> TUN flags ---------------------------------------------- */
-
-/*
- * VOFF_PORT_OFF_* bits have the TUN_F_* values feat.h names, so the mapping
- * is the identity; the asserts keep it so, and the functions keep it in one
- * place.
- */
-_Static_assert(VOFF_PORT_OFF_CSUM == VOFF_TUN_F_CSUM &&
-		       VOFF_PORT_OFF_TSO4 == VOFF_TUN_F_TSO4 &&
-		       VOFF_PORT_OFF_TSO6 == VOFF_TUN_F_TSO6 &&
-		       VOFF_PORT_OFF_TSO_ECN == VOFF_TUN_F_TSO_ECN &&
-		       VOFF_PORT_OFF_UFO == VOFF_TUN_F_UFO &&
-		       VOFF_PORT_OFF_USO4 == VOFF_TUN_F_USO4 &&
-		       VOFF_PORT_OFF_USO6 == VOFF_TUN_F_USO6 &&
-		       VOFF_PORT_OFF_UDP_TNL == VOFF_TUN_F_UDP_TUNNEL_GSO &&
-		       VOFF_PORT_OFF_UDP_TNL_CSUM ==
-			       VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM &&
-		       VOFF_PORT_OFF_ALL == VOFF_TUN_F_ALL,
-	       "port offload bits are the TUN_F_* flags");
-
-unsigned int voff__port_off_to_tun(unsigned int off)
-{
-	return off & VOFF_PORT_OFF_ALL;
-}
-
-unsigned int voff__port_off_from_tun(unsigned int tun)
-{
-	return tun & VOFF_PORT_OFF_ALL;
-}
+/* ---- offload probing ----------------------------------------------------- */
 
 int voff__port_off_probe(unsigned int want,
 			 int (*try)(unsigned int off, void *ctx), void *ctx,
@@ -640,14 +573,14 @@ static int rules_accept(unsigned int off, void *ctx)
 	uint64_t f;
 
 	(void)ctx;
-	return voff_feat_from_tun(voff__port_off_to_tun(off), &f);
+	return voff_feat_from_tun(off, &f);
 }
 
 unsigned int voff__port_off_fix(unsigned int off)
 {
 	unsigned int got;
 
-	voff__port_off_probe(off & VOFF_PORT_OFF_ALL, rules_accept, NULL,
+	voff__port_off_probe(off & VOFF_TUN_F_ALL, rules_accept, NULL,
 			     &got);
 	return got;
 }
@@ -679,7 +612,7 @@ void voff__port_vnet_init(struct voff_port *port)
 	    !voff_netlink_feat_active(port->netns, port->info.name,
 				      &port->info.features))
 		return;
-	voff_feat_from_tun(voff__port_off_to_tun(port->info.rx_off),
+	voff_feat_from_tun(port->info.rx_off,
 			   &port->info.features);
 }
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * port_int.h - private side of the ports: the backend ops table, the port
- * structure every backend shares, and the single call sites for the
- * virtio_net_hdr codec and for the offload <-> TUN flag mapping
+ * structure every backend shares, the single call sites for the
+ * virtio_net_hdr codec, and the offload probing
  *
  * port.c is the front end (counters, transmit contract, validation); one
  * file per backend (port_mem.c, port_pcap.c, port_tap.c, port_packet.c)
- * fills a struct voff_port_ops; netlink.c reads and sets device limits and
- * enters network namespaces for them.
+ * fills a struct voff_port_ops; netlink.c reads and sets device limits for
+ * them, and netns.c (netns_int.h) enters their network namespaces.
  */
 #ifndef VOFF_PORT_INT_H
 #define VOFF_PORT_INT_H
@@ -65,14 +65,15 @@ struct voff_port_ops {
  * Offloads a virtio_net_hdr of @hdr_len bytes can carry: the UDP tunnel
  * types need the 24-byte header with its tunnel offsets.
  */
-#define PORT_TNL_OFF (VOFF_PORT_OFF_UDP_TNL | VOFF_PORT_OFF_UDP_TNL_CSUM)
+#define PORT_TNL_OFF                                                         \
+	(VOFF_TUN_F_UDP_TUNNEL_GSO | VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM)
 
 static inline unsigned int port_codec_off(unsigned int hdr_len)
 {
 	if (!hdr_len)
 		return 0;
-	return hdr_len >= 24 ? VOFF_PORT_OFF_ALL :
-			       VOFF_PORT_OFF_ALL & ~PORT_TNL_OFF;
+	return hdr_len >= 24 ? VOFF_TUN_F_ALL :
+			       VOFF_TUN_F_ALL & ~PORT_TNL_OFF;
 }
 
 /**
@@ -155,17 +156,11 @@ int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt);
  */
 int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt);
 
-/* ---- offloads <-> TUNSETOFFLOAD: the only mapping call sites ------------- */
-
-/** voff__port_off_to_tun() - TUN_F_* flags for a VOFF_PORT_OFF_* set */
-unsigned int voff__port_off_to_tun(unsigned int off);
-
-/** voff__port_off_from_tun() - VOFF_PORT_OFF_* set for TUN_F_* flags */
-unsigned int voff__port_off_from_tun(unsigned int tun);
+/* ---- offloads: VOFF_TUN_F_* sets ---------------------------------------- */
 
 /**
  * voff__port_off_probe() - the largest subset of @want that @try accepts
- * @want:	VOFF_PORT_OFF_* bits wanted
+ * @want:	VOFF_TUN_F_* bits wanted
  * @try:	returns 0 when a set is accepted, -EINVAL when it is refused,
  *		another negative errno to give up
  * @ctx:	passed to @try
@@ -194,24 +189,9 @@ unsigned int voff__port_off_fix(unsigned int off);
 
 /**
  * voff__port_off_needed() - offloads a packet needs to cross a port
- * Return: VOFF_PORT_OFF_* bits; for USO over an unknown IP version both
+ * Return: VOFF_TUN_F_* bits; for USO over an unknown IP version both
  * USO bits.
  */
 unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3);
-
-/* ---- network namespaces (netlink.c) -------------------------------------- */
-
-/**
- * voff__netns_enter() - switch the calling thread into a named namespace
- * @name:	name under /var/run/netns, or NULL/"" (then nothing happens)
- * @saved:	receives a descriptor of the current namespace (-1 when
- *		nothing was switched); pass it to voff__netns_leave()
- *
- * Return: 0 or a negative errno (still in the original namespace).
- */
-int voff__netns_enter(const char *name, int *saved);
-
-/** voff__netns_leave() - switch back to @saved and close it; -1 is a no-op */
-void voff__netns_leave(int saved);
 
 #endif /* VOFF_PORT_INT_H */

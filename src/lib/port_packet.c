@@ -41,6 +41,7 @@
 #include <voff/pkt.h>
 #include <voff/port.h>
 
+#include "netns_int.h"
 #include "port_int.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
@@ -52,8 +53,8 @@
 
 /* What may come from, and go to, the socket: all the codec can carry. */
 #define PACKET_OFF                                                           \
-	(VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6 |      \
-	 VOFF_PORT_OFF_TSO_ECN | VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6)
+	(VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 | VOFF_TUN_F_TSO6 |               \
+	 VOFF_TUN_F_TSO_ECN | VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6)
 
 /* Socket buffers large enough for a burst of 64 KiB super-frames. */
 #define PACKET_SOCKBUF (8 << 20)

@@ -50,7 +50,7 @@ static int pcap_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 		err = voff_pcap_open_write(&pp->sink, cfg->sink, start);
 		if (err)
 			goto err_src;
-		in->tx_off = VOFF_PORT_OFF_ALL;
+		in->tx_off = VOFF_TUN_F_ALL;
 	}
 	snprintf(in->name, sizeof(in->name), "%s",
 		 cfg->name ? cfg->name : cfg->sink);

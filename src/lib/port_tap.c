@@ -53,6 +53,7 @@
 #include <voff/pkt.h>
 #include <voff/port.h>
 
+#include "netns_int.h"
 #include "port_int.h"
 
 /* Reads submitted at once; more rounds while every read found a frame. */
@@ -60,13 +61,13 @@
 
 /* What a write may carry: the kernel validates and segments any of it. */
 #define TAP_TX_OFF                                                           \
-	(VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 | VOFF_PORT_OFF_TSO6 |      \
-	 VOFF_PORT_OFF_TSO_ECN | VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6)
+	(VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 | VOFF_TUN_F_TSO6 |               \
+	 VOFF_TUN_F_TSO_ECN | VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6)
 
 /* The kernel as the probe's judge: TUNSETOFFLOAD takes a set or not. */
 static int set_offload(unsigned int off, void *ctx)
 {
-	unsigned long arg = voff__port_off_to_tun(off);
+	unsigned long arg = off;
 	const int *fd = ctx;
 
 	return ioctl(*fd, TUNSETOFFLOAD, arg) ? -errno : 0;

@@ -159,9 +159,9 @@ int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 			return err;
 		opt = next;
 	}
-	s->cfg.want = VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 |
-		      VOFF_PORT_OFF_TSO6 | VOFF_PORT_OFF_TSO_ECN |
-		      VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
+	s->cfg.want = VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 |
+		      VOFF_TUN_F_TSO6 | VOFF_TUN_F_TSO_ECN |
+		      VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
 	if (s->cfg.kind == VOFF_PORT_TAP || s->cfg.kind == VOFF_PORT_TUN)
 		s->cfg.flags |= VOFF_PORT_F_UP;
 	return 0;
@@ -292,8 +292,8 @@ static void port_line(FILE *f, bool json,
 {
 	char rx[96], tx[96];
 
-	voff_port_off_format(pi->info.rx_off, rx, sizeof(rx));
-	voff_port_off_format(pi->info.tx_off, tx, sizeof(tx));
+	voff_tun_flags_format(pi->info.rx_off, rx, sizeof(rx));
+	voff_tun_flags_format(pi->info.tx_off, tx, sizeof(tx));
 	if (!json) {
 		fprintf(f, "%-3u %-16s %-6s ifindex %-4u rx %s tx %s "
 			   "gro %s%s\n",

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tunflags.c - TUNSETOFFLOAD flags <-> TAP transmit features, and the
- * virtio_net_hdr sizes TUN and AF_PACKET accept (docs/kernel-model.md §5.4,
- * §5.5)
+ * tunflags.c - TUNSETOFFLOAD flags: their names, the TAP transmit features
+ * they give, and the virtio_net_hdr sizes TUN and AF_PACKET accept
+ * (docs/kernel-model.md §5.4, §5.5)
  *
  * TUNSETOFFLOAD tells the kernel what the *reader* of a TAP can take: the
  * flags become the TAP's transmit features, so the kernel hands the reader
@@ -11,8 +11,50 @@
  * 6.18 TAP; tests/unit/test_feat.c pins the accepted set.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include <voff/feat.h>
+
+static const struct {
+	unsigned int bit;
+	const char *name;
+} flag_names[] = {
+#define X(e, bit, name) { bit, name },
+	VOFF_TUN_F_MAP(X)
+#undef X
+};
+
+#define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
+
+const char *voff_tun_flag_name(unsigned int bit)
+{
+	for (size_t i = 0; i < N_FLAG_NAMES; i++)
+		if (flag_names[i].bit == bit)
+			return flag_names[i].name;
+	return "?";
+}
+
+int voff_tun_flags_format(unsigned int set, char *buf, size_t len)
+{
+	size_t used = 0;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	if (!(set & VOFF_TUN_F_ALL))
+		return snprintf(buf, len, "-");
+	for (size_t i = 0; i < N_FLAG_NAMES; i++) {
+		if (!(set & flag_names[i].bit))
+			continue;
+		n = snprintf(used < len ? buf + used : NULL,
+			     used < len ? len - used : 0, "%s%s",
+			     used ? "," : "", flag_names[i].name);
+		if (n < 0)
+			return n;
+		used += (size_t)n;
+	}
+	return (int)used;
+}
 
 int voff_feat_from_tun(unsigned int flags, uint64_t *out)
 {

@@ -5,9 +5,11 @@
 # headers, voff.pc, the CMake package config, the command and the man pages
 # under a prefix, and a program built only from that prefix (through
 # pkg-config, and through find_package(voff)) links and runs, against the
-# shared library and against the static one.
+# shared library and against the static one.  Every public header of the
+# source tree is installed and compiles on its own.
 set -euo pipefail
 : "${VOFF_BUILD:?}"
+root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -20,6 +22,14 @@ for f in "$libdir/libvoff.so" "$libdir/libvoff.a" "$prefix/bin/voff" \
 	 "$prefix/share/man/man1/voff.1" "$prefix/share/man/man3/libvoff.3" \
 	 "$prefix/share/bash-completion/completions/voff"; do
 	[[ -e "$f" ]] || { echo "missing after install: $f"; exit 1; }
+done
+for h in "$root"/include/voff/*.h; do
+	h=voff/${h##*/}
+	[[ -e "$prefix/include/$h" ]] || { echo "not installed: $h"; exit 1; }
+	echo "#include <$h>" |
+		cc -std=c11 -Wall -Wextra -Werror -fsyntax-only \
+			-I "$prefix/include" -x c - ||
+		{ echo "does not compile alone: $h"; exit 1; }
 done
 
 cat > "$tmp/user.c" <<'C'

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/pkt.h>
 #include <voff/xmit.h>
 

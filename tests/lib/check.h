@@ -19,6 +19,7 @@
 #define VOFF_TEST_CHECK_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,31 +109,24 @@ struct check_test {
 		_exit(CHECK_SKIP_CODE);                                      \
 	} while (0)
 
-/* Deterministic xorshift64* for randomized tests; seed from CHECK_SEED. */
-static inline uint64_t check_rand(void)
-{
-	static uint64_t s;
+/*
+ * check_rand() - deterministic xorshift64* for randomized tests, seeded
+ * from CHECK_SEED.  One stream per program (check.c), shared by the test
+ * and the helpers of tests/lib, so a seed replays the whole run.
+ */
+uint64_t check_rand(void);
 
-	if (!s) {
-		const char *e = getenv("CHECK_SEED");
+/* Fill @buf with @n bytes from check_rand(). */
+void check_fill_random(void *buf, size_t n);
 
-		s = e ? strtoull(e, NULL, 0) : 0x9E3779B97F4A7C15ull;
-		if (!s)
-			s = 1;
-	}
-	s ^= s >> 12;
-	s ^= s << 25;
-	s ^= s >> 27;
-	return s * 2685821657736338717ull;
-}
+/* A number in [0, @n) from check_rand(); @n > 0. */
+unsigned int check_rnd(unsigned int n);
 
-static inline void check_fill_random(void *buf, size_t n)
-{
-	unsigned char *p = buf;
-
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(check_rand() >> 56);
-}
+/*
+ * true with a chance of @pct percent.  0 and 100 (or more) are never and
+ * always, and draw nothing, so a fixed choice leaves the stream alone.
+ */
+bool check_chance(unsigned int pct);
 
 static inline int check_run_one(const struct check_test *t, int nofork)
 {

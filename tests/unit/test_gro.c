@@ -10,7 +10,9 @@
 
 #include <voff/vnet.h>
 
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_util.h"
 
 #define H4 54u	/* Ethernet + IPv4 + TCP header bytes */
 #define H6 74u	/* Ethernet + IPv6 + TCP */
@@ -84,9 +86,20 @@ static void check_merged(int idx, const struct sp *first, uint32_t total,
 	CHECK_MEM_EQ(o->d, want, len);
 }
 
+/* test_gro_sg.c builds this file again with GRO_TEST_SG: sg mode. */
 static void setup(const struct voff_gro_config *cfg)
 {
+#ifdef GRO_TEST_SG
+	struct voff_gro_config c = { 0 };
+
+	if (cfg)
+		c = *cfg;
+	c.sg = true;
+	run_init(&R, &c);
+	R.pop_sg = true;
+#else
 	run_init(&R, cfg);
+#endif
 }
 
 /* ---- merging ----------------------------------------------------------- */

@@ -21,112 +21,26 @@
 #include <stdio.h>
 
 #include "gro_int.h"
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_gen.h"
+#include "gro_util.h"
 
 #define MAXF 48
 #define SEQ_MAX 240
 #define BURST_MAX 40
 
-struct gen_flow {
-	struct sp s;
-	uint16_t mss;
-	bool fixed_id;
+/* Mostly long in-sequence runs of TCP flows, with every kind of change. */
+static const struct gro_gen_mix mix = {
+	.v6 = 35, .udp = 10, .sport = 100, .srcs = 3, .df = 70,
+	.fixed_id = 25, .big_mss = 70, .big_min = 100, .big_max = 1448,
+	.small_max = 60, .vlan = 20, .ext = 20, .ext_units = 2, .ts = 60,
+	.ts_long = 20,
+	.shorter = 6, .longer = 3, .longer_max = 20, .flag = 6, .win = 2,
+	.tsval = 2, .ack = 2, .seq_jump = 2, .seq_back = 2, .id_jump = 2,
+	.ttl = 1, .tos = 1, .tos_values = 4, .df_flip = 1, .flow_label = 1,
+	.bad_csum = 1, .ipopt = 1, .pad = 1,
 };
-
-static unsigned int rnd(unsigned int n)
-{
-	return (unsigned int)(check_rand() >> 33) % n;
-}
-
-static bool chance(unsigned int pct)
-{
-	return rnd(100) < pct;
-}
-
-static void gen_flow(struct gen_flow *g, int idx, bool raw)
-{
-	memset(g, 0, sizeof(*g));
-	g->s.raw = raw;
-	g->s.v6 = chance(35);
-	g->s.udp = chance(10);
-	g->s.sport = (uint16_t)(100 + idx);
-	g->s.src_last = (uint8_t)(1 + rnd(3));
-	g->s.seq = (uint32_t)check_rand();
-	g->s.id = (uint16_t)check_rand();
-	g->s.df = chance(70);
-	g->s.ack = 1;
-	g->s.win = 3000;
-	g->fixed_id = chance(25);
-	g->mss = (uint16_t)(chance(70) ? 100 + rnd(1349) : 1 + rnd(60));
-	if (!raw && chance(20))
-		g->s.vlan = (uint16_t)(1 + rnd(3));
-	if (g->s.v6 && chance(20))
-		g->s.ext_len = (uint16_t)(8 * (1 + rnd(2)));
-	if (!g->s.udp && chance(60)) {
-		g->s.tcpopt = chance(80) ? 12 : 20;
-		g->s.tsval = (uint32_t)check_rand();
-	}
-}
-
-/* Next segment of @g: mostly the clean next one, sometimes mutated. */
-static struct sp gen_seg(struct gen_flow *g)
-{
-	static const uint8_t fl[] = { TF_PSH, TF_FIN, TF_SYN, TF_RST, TF_URG,
-				      TF_CWR, TF_ECE };
-	struct sp s = g->s;
-	uint32_t len = g->mss;
-
-	if (chance(6))
-		len = rnd(g->mss);
-	else if (chance(3))
-		len = g->mss + 1 + rnd(20);
-	if (s.udp && len == 0)
-		len = 1;
-	s.len = len;
-	s.seed = (uint8_t)check_rand();
-	if (!s.udp) {
-		s.flags = TF_ACK;
-		if (chance(6))
-			s.flags |= fl[rnd(sizeof(fl))];
-		if (chance(2))
-			g->s.win = (uint16_t)(1000 + rnd(5000));
-		if (chance(2) && s.tcpopt)
-			g->s.tsval++;
-		if (chance(2))
-			g->s.ack += 1000;
-		s.win = g->s.win;
-		s.tsval = g->s.tsval;
-		s.ack = g->s.ack;
-		if (chance(2))
-			s.seq += 1 + rnd(100);
-		else if (chance(2))
-			s.seq -= g->mss;
-	}
-	if (chance(2))
-		s.id = (uint16_t)(s.id + 2 + rnd(5));
-	if (chance(1))
-		g->s.ttl = (uint8_t)(30 + rnd(3));
-	if (chance(1))
-		g->s.tos = (uint8_t)rnd(4);
-	if (chance(1))
-		g->s.df = !g->s.df;
-	if (s.v6 && chance(1))
-		g->s.flow = rnd(3);
-	s.ttl = g->s.ttl;
-	s.tos = g->s.tos;
-	s.df = g->s.df;
-	s.flow = g->s.flow;
-	s.bad_csum = chance(1);
-	if (!s.v6 && chance(1))
-		s.ipopt = 4;
-	if (!s.raw && chance(1))
-		s.pad = 4;
-	if (!s.udp)
-		g->s.seq = s.seq + len;
-	if (!g->fixed_id)
-		g->s.id++;
-	return s;
-}
 
 /* One input frame and the receive state it comes with. */
 struct in {
@@ -158,51 +72,53 @@ static void ip4_fix_csum(uint8_t *ip, unsigned int room)
 	ip[11] = (uint8_t)~sum;
 }
 
-static void make_input(struct in *in, struct gen_flow *g)
+static void make_input(struct in *in, struct gro_gen_flow *g)
 {
-	struct sp s = gen_seg(g);
+	struct sp s = gro_gen_seg(g);
 	size_t len = sp_build(&s, in->d, sizeof(in->d));
-	unsigned int r = rnd(100);
+	unsigned int r = check_rnd(100);
 
 	CHECK_GT(len, 0);
 	in->len = (uint32_t)len;
 	/* A bad IPv4 header checksum: a masked field the fast path checks. */
-	if (!s.v6 && chance(2))
-		in->d[(s.raw ? 0 : 14 + (s.vlan ? 4 : 0)) + 10 + rnd(2)] ^=
-			(uint8_t)(1 << rnd(8));
+	if (!s.v6 && check_chance(2)) {
+		unsigned int l3 = s.raw ? 0 : 14 + (s.vlan ? 4 : 0);
+
+		in->d[l3 + 10 + check_rnd(2)] ^= (uint8_t)(1 << check_rnd(8));
+	}
 	/* A header byte flipped: the lookup, the mask and the checks. */
-	if (chance(4))
-		in->d[rnd(len < 100 ? (unsigned int)len : 100)] ^=
-			(uint8_t)(1 << rnd(8));
+	if (check_chance(4))
+		in->d[check_rnd(len < 100 ? (unsigned int)len : 100)] ^=
+			(uint8_t)(1 << check_rnd(8));
 	/*
 	 * A byte that decides the layout or whether a new flow's frame may
 	 * be held (ethertype or TPID, IP version and header length,
 	 * protocol or next header, fragment bits, TCP data offset and
 	 * flags): what the fast hold checks instead of parsing.
 	 */
-	if (chance(4)) {
+	if (check_chance(4)) {
 		unsigned int l3 = s.raw ? 0 : 14 + (s.vlan ? 4 : 0);
 		unsigned int l4 = l3 + (s.v6 ? 40u + s.ext_len : 20u + s.ipopt);
 		unsigned int at[] = { l3 ? l3 - 2 : 0, l3 ? l3 - 1 : 0,
 				      s.raw || !s.vlan ? l3 : 12, l3,
 				      l3 + 6, l3 + (s.v6 ? 6 : 9), l3 + 7,
 				      l4 + 12, l4 + 13 };
-		unsigned int o = at[rnd(sizeof(at) / sizeof(at[0]))];
+		unsigned int o = at[check_rnd(sizeof(at) / sizeof(at[0]))];
 
 		if (o < len)
-			in->d[o] ^= (uint8_t)(1 << rnd(8));
+			in->d[o] ^= (uint8_t)(1 << check_rnd(8));
 		/* Mostly with a valid IPv4 header checksum again, or the
 		 * checksum alone would reject the frame. */
-		if (!s.v6 && chance(75))
+		if (!s.v6 && check_chance(75))
 			ip4_fix_csum(in->d + l3, (unsigned int)len - l3);
 	}
 	in->csum = r < 85 ? VOFF_CSUM_VALID :
 		   r < 92 ? VOFF_CSUM_PARTIAL : VOFF_CSUM_NONE;
 	in->gso_type = 0;
 	in->gso_size = 0;
-	if (chance(1)) {
+	if (check_chance(1)) {
 		in->gso_type = s.v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
-		in->gso_size = chance(50) ? 100 : 0;
+		in->gso_size = check_chance(50) ? 100 : 0;
 	}
 }
 
@@ -283,33 +199,36 @@ static void one_sequence(bool sg, bool raw)
 {
 	struct voff_gro_config cfg = { .start = raw ? VOFF_PARSE_IP
 						    : VOFF_PARSE_ETH };
-	struct gen_flow gf[MAXF];
-	int nflows = 1 + (int)rnd(chance(50) ? 4 : MAXF);
-	int nin = 50 + (int)rnd(SEQ_MAX - 50);
-	bool runs = chance(30);
+	struct gro_gen_flow gf[MAXF];
+	int nflows = 1 + (int)check_rnd(check_chance(50) ? 4 : MAXF);
+	int nin = 50 + (int)check_rnd(SEQ_MAX - 50);
+	bool runs = check_chance(30);
 	uint64_t now = 1000;
 	int i = 0;
 
-	cfg.max_flows = chance(70) ? 64 : 1 + rnd(16);
-	cfg.max_size = chance(20) ? 200 + rnd(6000) : 0;
-	cfg.max_segs = chance(20) ? 2 + rnd(10) : 0;
-	cfg.no_udp = chance(20);
-	cfg.flush_timeout_ns = chance(25) ? 1 + rnd(50) : 0;
+	cfg.max_flows = check_chance(70) ? 64 : 1 + check_rnd(16);
+	cfg.max_size = check_chance(20) ? 200 + check_rnd(6000) : 0;
+	cfg.max_segs = check_chance(20) ? 2 + check_rnd(10) : 0;
+	cfg.no_udp = check_chance(20);
+	cfg.flush_timeout_ns = check_chance(25) ? 1 + check_rnd(50) : 0;
 	cfg.sg = sg;
 	run_init(&A, &cfg);
 	run_init(&B, &cfg);
 	run_init(&C, &cfg);
 	voff__gro_set_fast(A.g, false);
 	for (int k = 0; k < nflows; k++)
-		gen_flow(&gf[k], k, raw);
+		gro_gen_flow(&gf[k], &mix, k, raw);
 	/* Round robin with random skips, or runs of one flow. */
 	for (int k = 0, f = 0; k < nin; k++) {
-		if (runs ? chance(10) : !chance(10))
-			f = (f + 1 + (chance(20) ? (int)rnd(3) : 0)) % nflows;
+		if (runs ? check_chance(10) : !check_chance(10)) {
+			int skip = check_chance(20) ? (int)check_rnd(3) : 0;
+
+			f = (f + 1 + skip) % nflows;
+		}
 		make_input(&ins[k], &gf[f]);
 	}
 	while (i < nin) {
-		int n = 1 + (int)rnd(BURST_MAX);
+		int n = 1 + (int)check_rnd(BURST_MAX);
 
 		if (n > nin - i)
 			n = nin - i;
@@ -319,8 +238,8 @@ static void one_sequence(bool sg, bool raw)
 		}
 		feed_burst(&C, &ins[i], n, now);
 		i += n;
-		now += rnd(20);
-		if (chance(30)) {
+		now += check_rnd(20);
+		if (check_chance(30)) {
 			voff_gro_flush(A.g, now);
 			voff_gro_flush(B.g, now);
 			voff_gro_flush(C.g, now);

@@ -38,7 +38,10 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_gen.h"
+#include "gro_util.h"
 
 #define BATCH 64
 #define MAXF 6
@@ -157,90 +160,21 @@ static void send_batch(uint8_t (*frames)[2048], const uint32_t *lens, int n)
 
 /* ---- sequences ---------------------------------------------------------- */
 
-struct kflow {
-	struct sp s;
-	uint16_t mss;
-	bool fixed_id;
+/*
+ * TCP or UDP over IPv4 or IPv6 as the family says (filled in by family()),
+ * frames no larger than the MTU, and none of the changes voff answers
+ * differently on purpose (flow label) or the kernel drops (bad checksums,
+ * options, fragments, padding).
+ */
+static struct gro_gen_mix mixes[4];
+
+static const struct gro_gen_mix mix = {
+	.sport = 1000, .df = 70, .fixed_id = 30, .big_mss = 30, .big_min = 1,
+	.big_max = 1300, .small_max = 300, .ts = 50,
+	.shorter = 10, .longer = 5, .longer_max = 40, .flag = 10, .win = 3,
+	.tsval = 3, .ack = 3, .seq_jump = 3, .seq_back = 3, .id_jump = 3,
+	.ttl = 2, .tos = 2, .tos_values = 16, .df_flip = 2,
 };
-
-static unsigned int rnd(unsigned int n)
-{
-	return (unsigned int)(check_rand() >> 33) % n;
-}
-
-static bool chance(unsigned int pct)
-{
-	return rnd(100) < pct;
-}
-
-static void new_flow(struct kflow *f, int idx, int fam)
-{
-	memset(f, 0, sizeof(*f));
-	f->s.v6 = fam & 1;
-	f->s.udp = fam & 2;
-	f->s.sport = (uint16_t)(1000 + idx);
-	f->s.seq = (uint32_t)check_rand();
-	f->s.id = (uint16_t)check_rand();
-	f->s.df = chance(70);
-	f->s.ack = 1;
-	f->fixed_id = chance(30);
-	f->mss = (uint16_t)(1 + rnd(chance(30) ? 1300 : 300)); /* frames <= MTU */
-	if (!f->s.udp && chance(50)) {
-		f->s.tcpopt = 12;
-		f->s.tsval = (uint32_t)check_rand();
-	}
-}
-
-static struct sp next_seg(struct kflow *f)
-{
-	struct sp s = f->s;
-	uint32_t len = f->mss;
-
-	if (chance(10))
-		len = rnd(f->mss);
-	else if (chance(5))
-		len = f->mss + 1 + rnd(40);
-	if (s.udp && len == 0)
-		len = 1;
-	s.len = len;
-	s.seed = (uint8_t)check_rand();
-	if (!s.udp) {
-		static const uint8_t fl[] = { TF_PSH, TF_FIN, TF_URG, TF_CWR,
-					      TF_ECE, TF_RST, TF_SYN };
-
-		s.flags = TF_ACK;
-		if (chance(10))
-			s.flags |= fl[rnd(sizeof(fl))];
-		if (chance(3))
-			f->s.win = (uint16_t)(1000 + rnd(5000));
-		if (chance(3) && s.tcpopt)
-			f->s.tsval++;
-		if (chance(3))
-			f->s.ack += 1000;
-		s.win = f->s.win;
-		s.tsval = f->s.tsval;
-		s.ack = f->s.ack;
-		if (chance(3))
-			s.seq += 1 + rnd(100);
-		else if (chance(3))
-			s.seq -= f->mss;
-		f->s.seq = s.seq + len;
-	}
-	if (!s.v6 && chance(3))
-		s.id = (uint16_t)(s.id + 2 + rnd(5));
-	if (chance(2))
-		f->s.ttl = (uint8_t)(30 + rnd(3));
-	if (chance(2))
-		f->s.tos = (uint8_t)(rnd(4) << 2 | rnd(4));
-	if (!s.v6 && chance(2))
-		f->s.df = !f->s.df;
-	s.ttl = f->s.ttl;
-	s.tos = f->s.tos;
-	s.df = f->s.df;
-	if (!f->fixed_id)
-		f->s.id++;
-	return s;
-}
 
 /* voff's outputs for the same frames. */
 static void run_voff(uint8_t (*frames)[2048], const uint32_t *lens, int n)
@@ -349,7 +283,7 @@ static void family(int fam)
 {
 	static uint8_t frames[BATCH][2048];
 	uint32_t lens[BATCH];
-	struct kflow f[MAXF];
+	struct gro_gen_flow f[MAXF];
 	unsigned long merged = 0;
 	struct utsname u;
 
@@ -364,13 +298,23 @@ static void family(int fam)
 		CPU_SET(0, &cpus);
 		CHECK_OK(sched_setaffinity(0, sizeof(cpus), &cpus));
 	}
+	for (int k = 0; k < 4; k++) {
+		mixes[k] = mix;
+		mixes[k].v6 = k & 1 ? 100 : 0;
+		mixes[k].udp = k & 2 ? 100 : 0;
+	}
 	for (unsigned int q = 0; q < n_seq(); q++) {
-		int nflows = 1 + (int)rnd(MAXF), n = 2 + (int)rnd(BATCH - 1);
+		int nflows = 1 + (int)check_rnd(MAXF);
+		int n = 2 + (int)check_rnd(BATCH - 1);
 
-		for (int i = 0; i < nflows; i++)
-			new_flow(&f[i], i, fam == 4 ? (int)rnd(4) : fam);
+		for (int i = 0; i < nflows; i++) {
+			int k = fam == 4 ? (int)check_rnd(4) : fam;
+
+			gro_gen_flow(&f[i], &mixes[k], i, false);
+		}
 		for (int i = 0; i < n; i++) {
-			struct sp s = next_seg(&f[rnd((unsigned int)nflows)]);
+			unsigned int w = check_rnd((unsigned int)nflows);
+			struct sp s = gro_gen_seg(&f[w]);
 
 			lens[i] = (uint32_t)sp_build(&s, frames[i], 2048);
 			CHECK_GT(lens[i], 0);

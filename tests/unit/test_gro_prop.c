@@ -19,7 +19,10 @@
  * output carries segments of its flow out of order, and every output's
  * checksums verify after completion (unless its input's did not).
  */
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_gen.h"
+#include "gro_util.h"
 
 #define MAXF 8
 #define TW_MAX 64
@@ -389,109 +392,16 @@ static void tw_flush_all(struct twin *tw)
 
 /* ---- random sequences --------------------------------------------------- */
 
-struct gen_flow {
-	struct sp s;
-	uint16_t mss;
-	bool fixed_id;
+/* Interleaved TCP and UDP flows, changed often, some never mergeable. */
+static const struct gro_gen_mix mix = {
+	.v6 = 40, .udp = 25, .sport = 100, .df = 50, .fixed_id = 30,
+	.big_mss = 20, .big_min = 1, .big_max = 1448, .small_max = 200,
+	.vlan = 20, .ext = 20, .ext_units = 1, .ts = 40,
+	.shorter = 8, .longer = 4, .longer_max = 20, .flag = 12, .win = 3,
+	.tsval = 3, .ack = 2, .seq_jump = 3, .seq_back = 3, .id_jump = 3,
+	.ttl = 2, .tos = 2, .tos_values = 4, .df_flip = 1, .flow_label = 2,
+	.bad_csum = 2, .ipopt = 2, .mf = 1, .pad = 1, .no_csum = 1,
 };
-
-static unsigned int rnd(unsigned int n)
-{
-	return (unsigned int)(check_rand() >> 33) % n;
-}
-
-static bool chance(unsigned int pct)
-{
-	return rnd(100) < pct;
-}
-
-static void gen_flow(struct gen_flow *g, int idx, bool raw)
-{
-	memset(g, 0, sizeof(*g));
-	g->s.raw = raw;
-	g->s.v6 = chance(40);
-	g->s.udp = chance(25);
-	g->s.sport = (uint16_t)(100 + idx);
-	g->s.seq = (uint32_t)check_rand();
-	g->s.id = (uint16_t)check_rand();
-	g->s.df = chance(50);
-	g->s.ack = 1;
-	g->fixed_id = chance(30);
-	g->mss = (uint16_t)(1 + rnd(chance(20) ? 1448 : 200));
-	if (!raw && chance(20))
-		g->s.vlan = (uint16_t)(1 + rnd(3));
-	if (g->s.v6 && chance(20))
-		g->s.ext_len = 8;
-	if (!g->s.udp && chance(40)) {
-		g->s.tcpopt = 12;
-		g->s.tsval = (uint32_t)check_rand();
-	}
-}
-
-/* Next segment of @g with random mutations; returns it. */
-static struct sp gen_seg(struct gen_flow *g)
-{
-	struct sp s = g->s;
-	uint32_t len = g->mss;
-
-	if (chance(8))
-		len = rnd(g->mss);	/* shorter (TCP: maybe a pure ACK) */
-	else if (chance(4))
-		len = g->mss + 1 + rnd(20);
-	if (s.udp && len == 0)
-		len = 1;
-	s.len = len;
-	s.seed = (uint8_t)check_rand();
-	if (!s.udp) {
-		static const uint8_t fl[] = { TF_PSH, TF_FIN, TF_SYN, TF_RST,
-					      TF_URG, TF_CWR, TF_ECE };
-
-		s.flags = TF_ACK;
-		if (chance(12))
-			s.flags |= fl[rnd(sizeof(fl))];
-		if (chance(3))
-			g->s.win = (uint16_t)(1000 + rnd(5000));
-		if (chance(3) && s.tcpopt)
-			g->s.tsval++;
-		if (chance(2))
-			g->s.ack += 1000;
-		s.win = g->s.win;
-		s.tsval = g->s.tsval;
-		s.ack = g->s.ack;
-		if (chance(3))
-			s.seq += 1 + rnd(100);
-		else if (chance(3))
-			s.seq -= g->mss;
-	}
-	if (chance(3))
-		s.id = (uint16_t)(s.id + 2 + rnd(5));
-	if (chance(2))
-		g->s.ttl = (uint8_t)(30 + rnd(3));
-	if (chance(2))
-		g->s.tos = (uint8_t)rnd(4);
-	if (chance(1))
-		g->s.df = !g->s.df;
-	if (s.v6 && chance(2))
-		g->s.flow = rnd(3);
-	s.ttl = g->s.ttl;
-	s.tos = g->s.tos;
-	s.df = g->s.df;
-	s.flow = g->s.flow;
-	s.bad_csum = chance(2);
-	if (!s.v6 && chance(2))
-		s.ipopt = 4;
-	if (!s.v6 && chance(1))
-		s.mf = true;
-	if (!s.raw && chance(1))
-		s.pad = 4;
-	if (s.udp && chance(1))
-		s.no_csum = true;
-	if (!s.udp)
-		g->s.seq = s.seq + len;
-	if (!g->fixed_id)
-		g->s.id++;
-	return s;
-}
 
 /* ---- one random sequence through engine and twin ----------------------- */
 
@@ -595,14 +505,14 @@ static void one_sequence(bool sg, bool raw, bool trusted)
 {
 	struct voff_gro_config cfg = { .start = raw ? VOFF_PARSE_IP
 						    : VOFF_PARSE_ETH };
-	struct gen_flow gf[MAXF];
-	int nflows = 1 + (int)rnd(MAXF), nin = 20 + (int)rnd(150);
+	struct gro_gen_flow gf[MAXF];
+	int nflows = 1 + (int)check_rnd(MAXF), nin = 20 + (int)check_rnd(150);
 	static uint8_t buf[70000];
 
-	cfg.max_flows = 1 + rnd(8);
-	cfg.max_size = chance(30) ? 200 + rnd(3000) : 0;
-	cfg.max_segs = chance(20) ? 2 + rnd(6) : 0;
-	cfg.no_udp = chance(20);
+	cfg.max_flows = 1 + check_rnd(8);
+	cfg.max_size = check_chance(30) ? 200 + check_rnd(3000) : 0;
+	cfg.max_segs = check_chance(20) ? 2 + check_rnd(6) : 0;
+	cfg.no_udp = check_chance(20);
 	cfg.sg = sg;
 	run_init(&R, &cfg);
 	memset(&TW, 0, sizeof(TW));
@@ -613,10 +523,10 @@ static void one_sequence(bool sg, bool raw, bool trusted)
 	if (sg && TW.cfg.max_segs > VOFF_GRO_SG_MAX_SEGS)
 		TW.cfg.max_segs = VOFF_GRO_SG_MAX_SEGS;
 	for (int i = 0; i < nflows; i++)
-		gen_flow(&gf[i], i, raw);
+		gro_gen_flow(&gf[i], &mix, i, raw);
 	for (int i = 0; i < nin; i++) {
-		struct gen_flow *g = &gf[rnd((unsigned int)nflows)];
-		struct sp s = gen_seg(g);
+		struct gro_gen_flow *g = &gf[check_rnd((unsigned int)nflows)];
+		struct sp s = gro_gen_seg(g);
 		size_t len = sp_build(&s, buf, sizeof(buf));
 
 		CHECK_GT(len, 0);
@@ -627,7 +537,7 @@ static void one_sequence(bool sg, bool raw, bool trusted)
 		run_feed_bytes(&R, buf, len,
 			       trusted ? VOFF_CSUM_VALID : VOFF_CSUM_NONE, 0);
 		tw_receive(&TW, buf, (uint32_t)len);
-		if (chance(5)) {
+		if (check_chance(5)) {
 			voff_gro_flush(R.g, 0);
 			run_collect(&R);
 			tw_flush_all(&TW);

@@ -21,7 +21,9 @@
  * prepending; the kernel, and voff, never merge backwards
  * (docs/kernel-model.md §3.2, TCP rule 7).
  */
-#include "test_gro_util.h"
+#include "check.h"
+#include "frames.h"
+#include "gro_util.h"
 
 static struct run R;
 

@@ -836,11 +836,6 @@ static void t_zero_csum(void)
 
 /* ---- randomized: the twin on random super-packets ----------------------- */
 
-static uint32_t rnd(uint32_t n)
-{
-	return (uint32_t)(check_rand() >> 33) % n;
-}
-
 static void random_spec(struct spec *s)
 {
 	static const uint8_t flag_sets[] = {
@@ -849,36 +844,36 @@ static void random_spec(struct spec *s)
 	};
 
 	memset(s, 0, sizeof(*s));
-	s->raw = rnd(8) == 0;
-	s->n_vlan = s->raw ? 0 : (uint8_t)rnd(3);
-	s->tun = s->raw ? TUN_NONE : (uint8_t)rnd(5) % 4;
-	s->outer_v6 = rnd(2);
-	s->tun_csum = rnd(2);
-	s->v6 = rnd(2);
-	s->v4_opt = (uint8_t)(rnd(4) == 0 ? 4 * rnd(11) : 0);
-	s->n_ext = (uint8_t)(rnd(3) == 0 ? rnd(4) : 0);
-	s->tcp_opt = (uint8_t)(4 * rnd(11));
-	s->udp = rnd(4) == 0;
-	s->ufo = !s->tun && !s->udp && rnd(6) == 0;
-	s->flags = flag_sets[rnd(sizeof(flag_sets))];
+	s->raw = check_rnd(8) == 0;
+	s->n_vlan = s->raw ? 0 : (uint8_t)check_rnd(3);
+	s->tun = s->raw ? TUN_NONE : (uint8_t)check_rnd(5) % 4;
+	s->outer_v6 = check_rnd(2);
+	s->tun_csum = check_rnd(2);
+	s->v6 = check_rnd(2);
+	s->v4_opt = (uint8_t)(check_rnd(4) == 0 ? 4 * check_rnd(11) : 0);
+	s->n_ext = (uint8_t)(check_rnd(3) == 0 ? check_rnd(4) : 0);
+	s->tcp_opt = (uint8_t)(4 * check_rnd(11));
+	s->udp = check_rnd(4) == 0;
+	s->ufo = !s->tun && !s->udp && check_rnd(6) == 0;
+	s->flags = flag_sets[check_rnd(sizeof(flag_sets))];
 	s->seq = (uint32_t)check_rand();
 	s->id = (uint16_t)check_rand();
 	s->outer_id = (uint16_t)check_rand();
-	s->df = rnd(2);
-	s->tos = (uint8_t)rnd(256);
-	s->extra = (rnd(4) == 0 ? VOFF_GSO_TCP_FIXEDID : 0) |
-		   (rnd(4) == 0 ? VOFF_GSO_TCP_FIXEDID_INNER : 0) |
-		   (rnd(4) == 0 ? VOFF_GSO_TCP_ECN : 0) |
-		   (rnd(8) == 0 ? VOFF_GSO_TCP_ACCECN : 0);
-	s->mss = 1 + rnd(rnd(2) ? 1500 : 9000);
+	s->df = check_rnd(2);
+	s->tos = (uint8_t)check_rnd(256);
+	s->extra = (check_rnd(4) == 0 ? VOFF_GSO_TCP_FIXEDID : 0) |
+		   (check_rnd(4) == 0 ? VOFF_GSO_TCP_FIXEDID_INNER : 0) |
+		   (check_rnd(4) == 0 ? VOFF_GSO_TCP_ECN : 0) |
+		   (check_rnd(8) == 0 ? VOFF_GSO_TCP_ACCECN : 0);
+	s->mss = 1 + check_rnd(check_rnd(2) ? 1500 : 9000);
 	if (s->ufo)
-		s->mss = 8 * (2 + rnd(1000));
-	s->pay = rnd(rnd(4) ? 20000 : 64000);
+		s->mss = 8 * (2 + check_rnd(1000));
+	s->pay = check_rnd(check_rnd(4) ? 20000 : 64000);
 	if (s->pay / s->mss > 1000)
 		s->mss = s->pay / 1000 + 1;
 	if (s->ufo && s->mss % 8)
 		s->mss += 8 - s->mss % 8;
-	s->seed = (uint8_t)rnd(256);
+	s->seed = (uint8_t)check_rnd(256);
 	s->frag_id = (uint32_t)check_rand();
 }
 
@@ -982,7 +977,7 @@ static void t_resegment(void)
 	for (int k = 0; k < 60; k++) {
 		random_spec(&s);
 		s.ufo = false;
-		reseg_one(&s, 200 + rnd(66000), 1 + rnd(50));
+		reseg_one(&s, 200 + check_rnd(66000), 1 + check_rnd(50));
 	}
 	/* Not even one segment fits. */
 	s = (struct spec){ .mss = 1448, .pay = 5000 };

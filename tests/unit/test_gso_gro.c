@@ -27,11 +27,6 @@
 static uint8_t sbuf[BUF];
 static struct voff_pkt *out[CAP];
 
-static uint32_t rnd(uint32_t n)
-{
-	return (uint32_t)(check_rand() >> 33) % n;
-}
-
 static void gro_spec(struct spec *s)
 {
 	static const uint8_t flags[] = {
@@ -40,25 +35,25 @@ static void gro_spec(struct spec *s)
 	};
 
 	memset(s, 0, sizeof(*s));
-	s->v6 = rnd(2);
-	s->n_ext = (uint8_t)(s->v6 && rnd(3) == 0 ? 1 + rnd(3) : 0);
-	s->tcp_opt = (uint8_t)(rnd(2) ? 12 : 4 * rnd(11));
-	s->flags = flags[rnd(sizeof(flags))];
+	s->v6 = check_rnd(2);
+	s->n_ext = (uint8_t)(s->v6 && check_rnd(3) == 0 ? 1 + check_rnd(3) : 0);
+	s->tcp_opt = (uint8_t)(check_rnd(2) ? 12 : 4 * check_rnd(11));
+	s->flags = flags[check_rnd(sizeof(flags))];
 	s->seq = (uint32_t)check_rand();
 	s->id = (uint16_t)check_rand();
 	s->df = true;
-	s->tos = (uint8_t)(rnd(64) << 2);
-	if (!s->v6 && rnd(4) == 0)
+	s->tos = (uint8_t)(check_rnd(64) << 2);
+	if (!s->v6 && check_rnd(4) == 0)
 		s->extra = VOFF_GSO_TCP_FIXEDID;
-	s->mss = 400 + rnd(1100);
-	s->pay = s->mss + 1 + rnd(60000);
-	s->seed = (uint8_t)rnd(256);
-	s->n_vlan = (uint8_t)rnd(2);
-	if (rnd(4) == 0) {
+	s->mss = 400 + check_rnd(1100);
+	s->pay = s->mss + 1 + check_rnd(60000);
+	s->seed = (uint8_t)check_rnd(256);
+	s->n_vlan = (uint8_t)check_rnd(2);
+	if (check_rnd(4) == 0) {
 		/* USO: UDP GRO takes at most 64 datagrams. */
 		s->udp = true;
 		s->extra = 0;
-		s->pay = s->mss + 1 + rnd(63 * s->mss);
+		s->pay = s->mss + 1 + check_rnd(63 * s->mss);
 	}
 	/* GRO stops at an IP datagram of 65535 bytes. */
 	if (s->pay > 65000)

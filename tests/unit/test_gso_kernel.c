@@ -242,11 +242,6 @@ static size_t capture(void)
 	}
 }
 
-static uint32_t rnd(uint32_t n)
-{
-	return (uint32_t)(check_rand() >> 33) % n;
-}
-
 enum fam { F_TCP4, F_TCP6, F_USO, F_VLAN, F_UFO, F_UFO6, F_TUN };
 
 static void kernel_spec(struct spec *s, enum fam f)
@@ -259,36 +254,36 @@ static void kernel_spec(struct spec *s, enum fam f)
 	uint32_t max_segs;
 
 	memset(s, 0, sizeof(*s));
-	s->v6 = f == F_TCP6 || ((f == F_USO || f == F_VLAN) && rnd(2));
-	s->udp = f == F_USO || (f == F_VLAN && rnd(3) == 0);
-	s->n_vlan = f == F_VLAN ? (uint8_t)(1 + rnd(2)) : 0;
-	s->v4_opt = (uint8_t)(rnd(4) == 0 ? 4 * rnd(11) : 0);
-	s->n_ext = (uint8_t)(s->v6 && rnd(3) == 0 ? 1 + rnd(3) : 0);
-	s->tcp_opt = (uint8_t)(4 * rnd(11));
-	s->flags = flag_sets[rnd(sizeof(flag_sets))];
+	s->v6 = f == F_TCP6 || ((f == F_USO || f == F_VLAN) && check_rnd(2));
+	s->udp = f == F_USO || (f == F_VLAN && check_rnd(3) == 0);
+	s->n_vlan = f == F_VLAN ? (uint8_t)(1 + check_rnd(2)) : 0;
+	s->v4_opt = (uint8_t)(check_rnd(4) == 0 ? 4 * check_rnd(11) : 0);
+	s->n_ext = (uint8_t)(s->v6 && check_rnd(3) == 0 ? 1 + check_rnd(3) : 0);
+	s->tcp_opt = (uint8_t)(4 * check_rnd(11));
+	s->flags = flag_sets[check_rnd(sizeof(flag_sets))];
 	s->seq = (uint32_t)check_rand();
 	s->id = (uint16_t)check_rand();
-	s->df = rnd(2);
-	s->tos = (uint8_t)rnd(256);
+	s->df = check_rnd(2);
+	s->tos = (uint8_t)check_rnd(256);
 	/* virtio has no FIXEDID: the kernel always increments the ID. */
-	if (!s->udp && rnd(4) == 0)
+	if (!s->udp && check_rnd(4) == 0)
 		s->extra = VOFF_GSO_TCP_ECN;
 	/* gso_size >= 8 (the kernel raises smaller TCP sizes to 8). */
-	s->mss = 8 + rnd(rnd(2) ? 1400 : 8900);
+	s->mss = 8 + check_rnd(check_rnd(2) ? 1400 : 8900);
 	max_segs = s->udp ? 128 : MAXSEG;
 	/* Payload above one MSS: a payload that fits is no GSO packet. */
-	s->pay = s->mss + 1 + rnd(rnd(2) ? 4 * s->mss : 60000);
+	s->pay = s->mss + 1 + check_rnd(check_rnd(2) ? 4 * s->mss : 60000);
 	if (s->pay > 65000 - 200)
 		s->pay = 65000 - 200;
 	if (s->pay <= s->mss)
 		s->mss = s->pay / 2;
 	if ((s->pay + s->mss - 1) / s->mss > max_segs)
 		s->mss = (s->pay + max_segs - 1) / max_segs;
-	s->seed = (uint8_t)rnd(256);
+	s->seed = (uint8_t)check_rnd(256);
 	if (f == F_TUN) {
-		s->tun = rnd(2) ? TUN_VXLAN : TUN_GENEVE;
-		s->outer_v6 = rnd(2);
-		s->tun_csum = rnd(2);
+		s->tun = check_rnd(2) ? TUN_VXLAN : TUN_GENEVE;
+		s->outer_v6 = check_rnd(2);
+		s->tun_csum = check_rnd(2);
 		s->outer_id = (uint16_t)check_rand();
 		s->n_ext = 0;
 		s->v4_opt = 0;
@@ -299,11 +294,11 @@ static void kernel_spec(struct spec *s, enum fam f)
 		 * one of the kernel's first fragment.
 		 */
 		s->v6 = f == F_UFO6;
-		s->n_ext = (uint8_t)(s->v6 ? rnd(4) : 0);
+		s->n_ext = (uint8_t)(s->v6 ? check_rnd(4) : 0);
 		s->udp = false;
 		s->ufo = true;
-		s->mss = 8 * (1 + rnd(1100));
-		s->pay = s->mss + rnd(rnd(2) ? 4 * s->mss : 60000);
+		s->mss = 8 * (1 + check_rnd(1100));
+		s->pay = s->mss + check_rnd(check_rnd(2) ? 4 * s->mss : 60000);
 		if (s->pay > 65000 - 200)
 			s->pay = 65000 - 200;
 		while ((s->pay + 8 + s->mss - 1) / s->mss > MAXSEG)

@@ -10,6 +10,7 @@
 
 #include <voff/err.h>
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/pkt.h>
 #include <voff/parse.h>
 #include <voff/port.h>
@@ -122,8 +123,8 @@ static void t_plain_frames_cross(void)
 static void t_super_packet_metadata_crosses(void)
 {
 	struct voff_pool *pool = pool_new(8);
-	struct voff_port_cfg cfg = { .want = VOFF_PORT_OFF_TCP,
-				     .tx_off = VOFF_PORT_OFF_TCP,
+	struct voff_port_cfg cfg = { .want = VOFF_TUN_F_TCP,
+				     .tx_off = VOFF_TUN_F_TCP,
 				     .limits.mtu = 1500 };
 	struct voff_port *a, *b;
 	struct voff_port_stats st;
@@ -163,9 +164,9 @@ static void t_super_packet_metadata_crosses(void)
 static void t_tx_contract_drops_by_reason(void)
 {
 	struct voff_pool *pool = pool_new(16);
-	struct voff_port_cfg cfg = { .want = VOFF_PORT_OFF_TCP,
-				     .tx_off = VOFF_PORT_OFF_CSUM |
-					       VOFF_PORT_OFF_TSO4,
+	struct voff_port_cfg cfg = { .want = VOFF_TUN_F_TCP,
+				     .tx_off = VOFF_TUN_F_CSUM |
+					       VOFF_TUN_F_TSO4,
 				     .limits = { .mtu = 1500,
 						 .gso_max_size = 8000,
 						 .gso_max_segs = 4 } };
@@ -278,8 +279,8 @@ static void t_invalid_vnet_headers_dropped_and_counted(void)
 	};
 	const size_t n = sizeof(bad) / sizeof(bad[0]);
 	struct voff_pool *pool = pool_new(8), *scratch = pool_new(1);
-	struct voff_port_cfg cfg = { .want = VOFF_PORT_OFF_ALL,
-				     .tx_off = VOFF_PORT_OFF_ALL };
+	struct voff_port_cfg cfg = { .want = VOFF_TUN_F_ALL,
+				     .tx_off = VOFF_TUN_F_ALL };
 	static uint8_t buf[4096];
 	struct voff_port_stats st;
 	struct voff_port *a, *b;
@@ -336,8 +337,8 @@ static void t_invalid_vnet_headers_dropped_and_counted(void)
 static void t_limits_changed_at_run_time(void)
 {
 	struct voff_pool *pool = pool_new(8);
-	struct voff_port_cfg cfg = { .want = VOFF_PORT_OFF_TCP,
-				     .tx_off = VOFF_PORT_OFF_TCP,
+	struct voff_port_cfg cfg = { .want = VOFF_TUN_F_TCP,
+				     .tx_off = VOFF_TUN_F_TCP,
 				     .limits.mtu = 1500 };
 	struct voff_port *a, *b;
 	struct voff_port_info in;
@@ -389,7 +390,7 @@ static void t_egress_view_drives_the_transmit_decision(void)
 	struct voff_limits lim;
 	struct voff_pkt *pkt;
 
-	pair(&a, &b, &(struct voff_port_cfg){ .tx_off = VOFF_PORT_OFF_TCP,
+	pair(&a, &b, &(struct voff_port_cfg){ .tx_off = VOFF_TUN_F_TCP,
 					      .limits.gso_max_size = 8000 });
 	pair(&pa, &pb, &(struct voff_port_cfg){ .flags = VOFF_PORT_F_NO_VNET });
 	voff_port_egress(a, &dev, &lim);
@@ -519,17 +520,17 @@ static void t_negotiation_follows_pairing_rules(void)
 	static const struct {
 		unsigned int want, got;
 	} cases[] = {
-		{ VOFF_PORT_OFF_TSO4, 0 },
-		{ VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO_ECN,
-		  VOFF_PORT_OFF_CSUM },
-		{ VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_USO4, VOFF_PORT_OFF_CSUM },
-		{ VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6,
-		  VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_USO4 |
-			  VOFF_PORT_OFF_USO6 },
-		{ VOFF_PORT_OFF_ALL, VOFF_PORT_OFF_ALL &
-					     ~(VOFF_PORT_OFF_UDP_TNL |
-					       VOFF_PORT_OFF_UDP_TNL_CSUM) },
-		{ VOFF_PORT_OFF_TCP, VOFF_PORT_OFF_TCP },
+		{ VOFF_TUN_F_TSO4, 0 },
+		{ VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO_ECN,
+		  VOFF_TUN_F_CSUM },
+		{ VOFF_TUN_F_CSUM | VOFF_TUN_F_USO4, VOFF_TUN_F_CSUM },
+		{ VOFF_TUN_F_CSUM | VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6,
+		  VOFF_TUN_F_CSUM | VOFF_TUN_F_USO4 |
+			  VOFF_TUN_F_USO6 },
+		{ VOFF_TUN_F_ALL,
+		  VOFF_TUN_F_ALL & ~(VOFF_TUN_F_UDP_TUNNEL_GSO |
+				     VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM) },
+		{ VOFF_TUN_F_TCP, VOFF_TUN_F_TCP },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -544,7 +545,7 @@ static void t_negotiation_follows_pairing_rules(void)
 		CHECK_EQ(in.vnet_hdr_len, 10);
 		CHECK_EQ(in.kind, VOFF_PORT_MEM);
 		CHECK_EQ(in.features & VOFF_F_TSO,
-			 in.rx_off & VOFF_PORT_OFF_TSO4 ? VOFF_F_TSO : 0);
+			 in.rx_off & VOFF_TUN_F_TSO4 ? VOFF_F_TSO : 0);
 		CHECK_EQ(voff_port_fd(b), -1);
 		voff_port_close(a);
 		voff_port_close(b);
@@ -603,21 +604,21 @@ static void t_tunnel_offloads_need_24_byte_header(void)
 	struct voff_port *a, *b;
 	struct voff_port_info in;
 
-	pair(&a, &b, &(struct voff_port_cfg){ .want = VOFF_PORT_OFF_ALL,
-					      .tx_off = VOFF_PORT_OFF_ALL,
+	pair(&a, &b, &(struct voff_port_cfg){ .want = VOFF_TUN_F_ALL,
+					      .tx_off = VOFF_TUN_F_ALL,
 					      .vnet_hdr_len = 24 });
 	voff_port_info(a, &in);
-	CHECK_EQ(in.rx_off, VOFF_PORT_OFF_ALL);
-	CHECK_EQ(in.tx_off, VOFF_PORT_OFF_ALL);
+	CHECK_EQ(in.rx_off, VOFF_TUN_F_ALL);
+	CHECK_EQ(in.tx_off, VOFF_TUN_F_ALL);
 	CHECK_EQ(in.refused, 0);
 	voff_port_close(a);
 	voff_port_close(b);
-	pair(&a, &b, &(struct voff_port_cfg){ .want = VOFF_PORT_OFF_ALL,
-					      .tx_off = VOFF_PORT_OFF_ALL,
+	pair(&a, &b, &(struct voff_port_cfg){ .want = VOFF_TUN_F_ALL,
+					      .tx_off = VOFF_TUN_F_ALL,
 					      .vnet_hdr_len = 12 });
 	voff_port_info(a, &in);
 	CHECK_EQ(in.refused, PORT_TNL_OFF);
-	CHECK_EQ(in.tx_off, VOFF_PORT_OFF_ALL & ~PORT_TNL_OFF);
+	CHECK_EQ(in.tx_off, VOFF_TUN_F_ALL & ~PORT_TNL_OFF);
 	voff_port_close(a);
 	voff_port_close(b);
 }
@@ -626,14 +627,14 @@ static void t_offload_names(void)
 {
 	char buf[128];
 
-	CHECK_STR_EQ(voff_port_off_name(VOFF_PORT_OFF_TSO6), "tso6");
-	CHECK_STR_EQ(voff_port_off_name(3), "?");
-	CHECK_EQ(voff_port_off_format(VOFF_PORT_OFF_TCP, buf, sizeof(buf)),
+	CHECK_STR_EQ(voff_tun_flag_name(VOFF_TUN_F_TSO6), "tso6");
+	CHECK_STR_EQ(voff_tun_flag_name(3), "?");
+	CHECK_EQ(voff_tun_flags_format(VOFF_TUN_F_TCP, buf, sizeof(buf)),
 		 (int)strlen("csum,tso4,tso6,tso_ecn"));
 	CHECK_STR_EQ(buf, "csum,tso4,tso6,tso_ecn");
-	CHECK_EQ(voff_port_off_format(0, buf, sizeof(buf)), 1);
+	CHECK_EQ(voff_tun_flags_format(0, buf, sizeof(buf)), 1);
 	CHECK_STR_EQ(buf, "-");
-	CHECK_EQ(voff_port_off_format(VOFF_PORT_OFF_TCP, buf, 6),
+	CHECK_EQ(voff_tun_flags_format(VOFF_TUN_F_TCP, buf, 6),
 		 (int)strlen("csum,tso4,tso6,tso_ecn"));
 	CHECK_STR_EQ(buf, "csum,");
 	CHECK_STR_EQ(voff_port_kind_name(VOFF_PORT_TUN), "tun");
@@ -650,12 +651,12 @@ static void t_no_vnet_port_carries_no_offloads(void)
 	struct voff_pkt *pkt;
 
 	pair(&a, &b, &(struct voff_port_cfg){ .flags = VOFF_PORT_F_NO_VNET,
-					      .want = VOFF_PORT_OFF_TCP,
-					      .tx_off = VOFF_PORT_OFF_TCP });
+					      .want = VOFF_TUN_F_TCP,
+					      .tx_off = VOFF_TUN_F_TCP });
 	voff_port_info(a, &in);
 	CHECK_EQ(in.vnet_hdr_len, 0);
 	CHECK_EQ(in.tx_off, 0);
-	CHECK_EQ(in.refused, VOFF_PORT_OFF_TCP);
+	CHECK_EQ(in.refused, VOFF_TUN_F_TCP);
 	pkt = tcp4(pool, 100, 0);
 	pkt->csum = VOFF_CSUM_PARTIAL;
 	pkt->csum_start = 34;

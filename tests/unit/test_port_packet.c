@@ -14,6 +14,7 @@
  * AF_PACKET ports passes a TCP transfer's super-frames whole.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,7 +28,7 @@
 #include "check.h"
 #include "frames.h"
 #include "port_int.h"
-#include "test_port_ns.h"
+#include "port_ns.h"
 
 static void veth_setup(void)
 {

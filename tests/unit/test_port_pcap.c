@@ -92,11 +92,11 @@ static void roundtrip(bool l3)
 	CHECK_OK(voff_port_open(&src, &(struct voff_port_cfg){
 					      .kind = VOFF_PORT_PCAP,
 					      .name = path,
-					      .want = VOFF_PORT_OFF_TCP }));
+					      .want = VOFF_TUN_F_TCP }));
 	voff_port_info(src, &in);
 	CHECK_EQ(in.l3, l3);
 	CHECK_EQ(in.rx_off, 0);
-	CHECK_EQ(in.refused, VOFF_PORT_OFF_TCP);
+	CHECK_EQ(in.refused, VOFF_TUN_F_TCP);
 	CHECK_EQ(in.vnet_hdr_len, 0);
 	CHECK_EQ(voff_port_fd(src), -1);
 	voff_batch_init(&b);

@@ -26,10 +26,10 @@ static void t_accepted(void)
 	CHECK_EQ(s.gro, -1);
 	CHECK(!s.gro_timeout_set);
 	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP);
-	CHECK_EQ(s.cfg.want, VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 |
-				     VOFF_PORT_OFF_TSO6 |
-				     VOFF_PORT_OFF_TSO_ECN |
-				     VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6);
+	CHECK_EQ(s.cfg.want, VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 |
+				     VOFF_TUN_F_TSO6 |
+				     VOFF_TUN_F_TSO_ECN |
+				     VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6);
 
 	CHECK_OK(voff_port_spec_parse(&s, "tun:t1@blue,gro=on,"
 					  "gro_flush_timeout=0x10"));

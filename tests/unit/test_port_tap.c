@@ -11,13 +11,17 @@
  * are capped by gso_max_size set over netlink), offload probing, headers
  * the kernel would refuse never written, and netlink limits.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <voff/err.h>
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
@@ -26,7 +30,7 @@
 #include "check.h"
 #include "frames.h"
 #include "port_int.h"
-#include "test_port_ns.h"
+#include "port_ns.h"
 
 static struct voff_port *open_dev(enum voff_port_kind kind, const char *ns,
 				  const char *name, unsigned int want,
@@ -126,9 +130,9 @@ static void t_tap_ping_and_tcp_super_packets(void)
 	double t;
 
 	ns_playground();
-	fwd_init(&f, open_dev(VOFF_PORT_TAP, ns_a, "vtapa", VOFF_PORT_OFF_TCP,
+	fwd_init(&f, open_dev(VOFF_PORT_TAP, ns_a, "vtapa", VOFF_TUN_F_TCP,
 			      0),
-		 open_dev(VOFF_PORT_TAP, ns_b, "vtapb", VOFF_PORT_OFF_TCP, 0));
+		 open_dev(VOFF_PORT_TAP, ns_b, "vtapb", VOFF_TUN_F_TCP, 0));
 	sh("ip -n %s addr add 10.9.0.1/24 dev vtapa", ns_a);
 	sh("ip -n %s addr add 10.9.0.2/24 dev vtapb", ns_b);
 	ping_through(&f, ns_a, "10.9.0.2");
@@ -151,7 +155,7 @@ static void t_tap_12_byte_header(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
 				     .flags = VOFF_PORT_F_UP,
-				     .want = VOFF_PORT_OFF_TCP,
+				     .want = VOFF_TUN_F_TCP,
 				     .vnet_hdr_len = 12 };
 	struct voff_port *a, *b;
 	struct voff_port_info in;
@@ -203,7 +207,7 @@ static void t_tap_io_uring_and_plain_paths(void)
 {
 	for (int plain = 0; plain < 2; plain++) {
 		struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
-					     .want = VOFF_PORT_OFF_TCP };
+					     .want = VOFF_TUN_F_TCP };
 		struct voff_port_stats sb;
 		struct voff_port_info in;
 		struct voff_port *a, *b;
@@ -250,7 +254,7 @@ static void udp_burst(const char *ns, const char *dst, int n)
 					  .sin_port = htons(9) };
 		int fd;
 
-		enter(ns);
+		ns_enter(ns);
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		inet_pton(AF_INET, dst, &to.sin_addr);
 		for (int i = 0; i < n; i++) {
@@ -329,9 +333,9 @@ static void t_tap_vxlan_tunnel_super_packets(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
 				     .flags = VOFF_PORT_F_UP,
-				     .want = VOFF_PORT_OFF_TCP |
-					     VOFF_PORT_OFF_UDP_TNL |
-					     VOFF_PORT_OFF_UDP_TNL_CSUM,
+				     .want = VOFF_TUN_F_TCP |
+					     VOFF_TUN_F_UDP_TUNNEL_GSO |
+					     VOFF_TUN_F_UDP_TUNNEL_GSO_CSUM,
 				     .vnet_hdr_len = 24 };
 	struct voff_port *a, *b;
 	struct voff_port_info in;
@@ -343,7 +347,7 @@ static void t_tap_vxlan_tunnel_super_packets(void)
 	cfg.netns = ns_a;
 	CHECK_OK(voff_port_open(&a, &cfg));
 	voff_port_info(a, &in);
-	if (!(in.rx_off & VOFF_PORT_OFF_UDP_TNL)) {
+	if (!(in.rx_off & VOFF_TUN_F_UDP_TUNNEL_GSO)) {
 		voff_port_close(a);
 		CHECK_SKIP("kernel without UDP tunnel GSO on TUN");
 	}
@@ -384,7 +388,7 @@ static void t_tap_plain_frames(void)
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
 				     .flags = VOFF_PORT_F_UP |
 					      VOFF_PORT_F_NO_VNET,
-				     .want = VOFF_PORT_OFF_TCP };
+				     .want = VOFF_TUN_F_TCP };
 	struct voff_port *a, *b;
 	struct voff_port_info in;
 	struct fwd f;
@@ -400,7 +404,7 @@ static void t_tap_plain_frames(void)
 	voff_port_info(a, &in);
 	CHECK_EQ(in.vnet_hdr_len, 0);
 	CHECK_EQ(in.rx_off, 0);
-	CHECK_EQ(in.refused, VOFF_PORT_OFF_TCP);
+	CHECK_EQ(in.refused, VOFF_TUN_F_TCP);
 	CHECK_EQ(voff_netlink_feature(ns_a, "vtapa", "tx-tcp-segmentation"),
 		 0);
 	fwd_init(&f, a, b);
@@ -425,12 +429,12 @@ static void t_tun_ping_and_tcp_super_packets(void)
 	double t;
 
 	ns_playground();
-	fwd_init(&f, open_dev(VOFF_PORT_TUN, ns_a, "vtuna", VOFF_PORT_OFF_TCP,
+	fwd_init(&f, open_dev(VOFF_PORT_TUN, ns_a, "vtuna", VOFF_TUN_F_TCP,
 			      0),
-		 open_dev(VOFF_PORT_TUN, ns_b, "vtunb", VOFF_PORT_OFF_TCP, 0));
+		 open_dev(VOFF_PORT_TUN, ns_b, "vtunb", VOFF_TUN_F_TCP, 0));
 	voff_port_info(f.p[0], &in);
 	CHECK(in.l3);
-	CHECK_EQ(in.rx_off, VOFF_PORT_OFF_TCP);
+	CHECK_EQ(in.rx_off, VOFF_TUN_F_TCP);
 	sh("ip -n %s addr add 10.8.0.1 peer 10.8.0.2 dev vtuna", ns_a);
 	sh("ip -n %s addr add 10.8.0.2 peer 10.8.0.1 dev vtunb", ns_b);
 	ping_through(&f, ns_a, "10.8.0.2");
@@ -454,9 +458,9 @@ static void t_gso_max_size_caps_super_packets(void)
 	double t;
 
 	ns_playground();
-	fwd_init(&f, open_dev(VOFF_PORT_TAP, ns_a, "vtapa", VOFF_PORT_OFF_TCP,
+	fwd_init(&f, open_dev(VOFF_PORT_TAP, ns_a, "vtapa", VOFF_TUN_F_TCP,
 			      16384),
-		 open_dev(VOFF_PORT_TAP, ns_b, "vtapb", VOFF_PORT_OFF_TCP, 0));
+		 open_dev(VOFF_PORT_TAP, ns_b, "vtapb", VOFF_TUN_F_TCP, 0));
 	voff_port_info(f.p[0], &in);
 	CHECK_EQ(in.limits.gso_max_size, 16384);
 	CHECK_EQ(in.limits.tso_max_size, 65536);
@@ -508,9 +512,9 @@ static void probe_case(unsigned int want, unsigned int got)
 
 static void t_offload_probe_keeps_largest_subset(void)
 {
-	const unsigned int C = VOFF_PORT_OFF_CSUM, T4 = VOFF_PORT_OFF_TSO4,
-			   T6 = VOFF_PORT_OFF_TSO6, E = VOFF_PORT_OFF_TSO_ECN,
-			   U4 = VOFF_PORT_OFF_USO4, U6 = VOFF_PORT_OFF_USO6;
+	const unsigned int C = VOFF_TUN_F_CSUM, T4 = VOFF_TUN_F_TSO4,
+			   T6 = VOFF_TUN_F_TSO6, E = VOFF_TUN_F_TSO_ECN,
+			   U4 = VOFF_TUN_F_USO4, U6 = VOFF_TUN_F_USO6;
 
 	ns_playground();
 	probe_case(C | T4 | T6, C | T4 | T6);
@@ -520,7 +524,7 @@ static void t_offload_probe_keeps_largest_subset(void)
 	probe_case(C | E, C);
 	probe_case(C | T4 | E | U4 | U6, C | T4 | E | U4 | U6);
 	/* Tunnel offloads need the 24-byte header (see t_tap_vxlan_...). */
-	probe_case(VOFF_PORT_OFF_ALL, VOFF_PORT_OFF_ALL & ~PORT_TNL_OFF);
+	probe_case(VOFF_TUN_F_ALL, VOFF_TUN_F_ALL & ~PORT_TNL_OFF);
 
 	/* What was accepted is what the device now offers. */
 	{
@@ -558,7 +562,7 @@ static void t_headers_the_kernel_refuses_are_never_written(void)
 	size_t len;
 
 	ns_playground();
-	p = open_dev(VOFF_PORT_TAP, NULL, "vbad", VOFF_PORT_OFF_TCP, 0);
+	p = open_dev(VOFF_PORT_TAP, NULL, "vbad", VOFF_TUN_F_TCP, 0);
 	CHECK_OK(voff_pool_new(&pool, 4, 4096));
 	tf_init(&f, buf + 10, sizeof(buf) - 10);
 	tf_eth(&f);
@@ -722,7 +726,7 @@ static void differential(enum voff_port_kind kind)
 	unsigned int accepted = 0, gso = 0, vlan_gso = 0, stricter = 0;
 	bool l3 = kind == VOFF_PORT_TUN;
 
-	p = open_dev(kind, NULL, "vdiff", VOFF_PORT_OFF_TCP, 0);
+	p = open_dev(kind, NULL, "vdiff", VOFF_TUN_F_TCP, 0);
 	CHECK_OK(voff_pool_new(&pool, 2, 4096));
 	for (int i = 0; i < 3000; i++) {
 		struct voff_pkt *pkt;
@@ -793,13 +797,13 @@ static void t_open_errors(void)
 	sh("ip tuntap add dev vpersist mode tun multi_queue vnet_hdr");
 	cfg.name = "vpersist";
 	cfg.flags = VOFF_PORT_F_MULTI_QUEUE | VOFF_PORT_F_ATTACH;
-	cfg.want = VOFF_PORT_OFF_TCP;
+	cfg.want = VOFF_TUN_F_TCP;
 	CHECK_OK(voff_port_open(&q, &cfg));
 	{
 		struct voff_port_info in;
 
 		voff_port_info(q, &in);
-		CHECK_EQ(in.rx_off, VOFF_PORT_OFF_TCP);
+		CHECK_EQ(in.rx_off, VOFF_TUN_F_TCP);
 		CHECK_STR_EQ(in.name, "vpersist");
 	}
 	voff_port_close(q);
@@ -824,7 +828,7 @@ static void t_multi_queue_ports(void)
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP, .name = "vmq",
 				     .flags = VOFF_PORT_F_MULTI_QUEUE |
 					      VOFF_PORT_F_UP,
-				     .want = VOFF_PORT_OFF_TCP };
+				     .want = VOFF_TUN_F_TCP };
 	struct voff_port *q[4];
 	struct voff_pool *pool;
 	unsigned int seen = 0, got = 0;

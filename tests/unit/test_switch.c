@@ -49,15 +49,15 @@ static void rig_open(struct rig *r, const unsigned int *tx_off,
 		struct voff_port *a, *b;
 		char name[8] = "p0";
 
-		pc.want = VOFF_PORT_OFF_TCP | VOFF_PORT_OFF_USO4 |
-			  VOFF_PORT_OFF_USO6;
-		pc.tx_off = (tx_off ? tx_off[i] : VOFF_PORT_OFF_TCP) |
-			    VOFF_PORT_OFF_TCP;
+		pc.want = VOFF_TUN_F_TCP | VOFF_TUN_F_USO4 |
+			  VOFF_TUN_F_USO6;
+		pc.tx_off = (tx_off ? tx_off[i] : VOFF_TUN_F_TCP) |
+			    VOFF_TUN_F_TCP;
 		CHECK_OK(voff_port_mem_pair(&a, &b, &pc));
 		name[1] = (char)('0' + i);
 		CHECK_OK(voff_switch_add(r->sw, a, name, &r->id[i]));
 		r->host[i] = b;
-		if (tx_off && !(tx_off[i] & VOFF_PORT_OFF_TSO4)) {
+		if (tx_off && !(tx_off[i] & VOFF_TUN_F_TSO4)) {
 			uint64_t m, on = 0;
 
 			CHECK_OK(voff_feat_lookup("tso", &m));
@@ -300,8 +300,8 @@ static size_t payload_of(struct voff_batch *b, uint8_t *out, size_t cap)
 static void super_case(bool v6)
 {
 	static uint8_t buf[70000], got[70000];
-	const unsigned int tx[NPORTS] = { VOFF_PORT_OFF_TCP,
-					  VOFF_PORT_OFF_TCP, 0 };
+	const unsigned int tx[NPORTS] = { VOFF_TUN_F_TCP,
+					  VOFF_TUN_F_TCP, 0 };
 	struct voff_switch_stats st;
 	const size_t payload = 40000;
 	const uint16_t mss = v6 ? 1428 : 1448;
@@ -546,7 +546,7 @@ static void t_gro_deadline(void)
 static void t_no_reorder(void)
 {
 	static uint8_t buf[70000];
-	const unsigned int tx[NPORTS] = { VOFF_PORT_OFF_TCP, 0, 0 };
+	const unsigned int tx[NPORTS] = { VOFF_TUN_F_TCP, 0, 0 };
 	uint32_t next[2] = { 1, 1 };
 	struct voff_pkt *pkts[8];
 	struct voff_batch b;

@@ -26,7 +26,7 @@ static struct voff_switch *sw_new(void)
 	struct voff_port *p[4];
 
 	CHECK_OK(voff_switch_new(&sw, &c));
-	pc.tx_off = VOFF_PORT_OFF_TCP;
+	pc.tx_off = VOFF_TUN_F_TCP;
 	CHECK_OK(voff_port_mem_pair(&p[0], &p[1], &pc));
 	CHECK_OK(voff_port_mem_pair(&p[2], &p[3], &pc));
 	CHECK_OK(voff_switch_add(sw, p[0], "p0", NULL));

@@ -31,8 +31,8 @@ static struct voff_switch *sw_new(void)
 	struct voff_switch *sw;
 	struct voff_port *a, *b;
 
-	pc.want = VOFF_PORT_OFF_ALL;
-	pc.tx_off = VOFF_PORT_OFF_TCP;
+	pc.want = VOFF_TUN_F_ALL;
+	pc.tx_off = VOFF_TUN_F_TCP;
 	CHECK_OK(voff_switch_new(&sw, &c));
 	CHECK_OK(voff_port_mem_pair(&a, &peer_a, &pc));
 	CHECK_OK(voff_port_mem_pair(&b, &peer_b, &pc));

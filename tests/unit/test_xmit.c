@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/parse.h>
 #include <voff/pkt.h>
 #include <voff/xmit.h>

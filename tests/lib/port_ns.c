@@ -1,18 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_port_ns.h - network namespace helpers for the root port tests
- * (test_port_tap.c, test_port_packet.c): a private playground, a tiny ping,
- * a TCP transfer with a byte count and pattern check, and a forwarder loop
- *
- * ns_playground() moves the test process into its own mount and network
- * namespace and mounts a tmpfs on /run/netns, so the named namespaces a test
- * creates with `ip netns add voff-port-PID-x` exist only inside it and
- * vanish with the process, even when an assertion ends it early.  Without
- * root, iproute2, ethtool or /dev/net/tun the test is skipped.
+ * port_ns.c - network namespace helpers of the root port tests (see
+ * port_ns.h)
  */
-#ifndef VOFF_TEST_PORT_NS_H
-#define VOFF_TEST_PORT_NS_H
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -21,24 +11,27 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <voff/pkt.h>
 #include <voff/port.h>
 
 #include "check.h"
-#include "port_int.h"
+#include "netns_int.h"
+#include "port_ns.h"
 
-static char ns_a[64], ns_b[64];
+char ns_a[64], ns_b[64];
 
-static inline void sh(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static inline void sh(const char *fmt, ...)
+void sh(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;
@@ -51,8 +44,7 @@ static inline void sh(const char *fmt, ...)
 	CHECK_MSG(rc == 0, "'%s' failed: %d", cmd, rc);
 }
 
-/* Run @cmd, return its first output line in @out (may be empty). */
-static inline void sh_out(char *out, size_t cap, const char *cmd)
+void sh_out(char *out, size_t cap, const char *cmd)
 {
 	FILE *f = popen(cmd, "r");
 	size_t n;
@@ -63,7 +55,7 @@ static inline void sh_out(char *out, size_t cap, const char *cmd)
 	pclose(f);
 }
 
-static inline void ns_playground(void)
+void ns_playground(void)
 {
 	if (geteuid() != 0)
 		CHECK_SKIP("needs root");
@@ -84,7 +76,7 @@ static inline void ns_playground(void)
 	sh("ip -n %s link set lo up && ip -n %s link set lo up", ns_a, ns_b);
 }
 
-static inline void enter(const char *ns)
+void ns_enter(const char *ns)
 {
 	int saved;
 
@@ -92,7 +84,18 @@ static inline void enter(const char *ns)
 	close(saved);	/* children stay where they went */
 }
 
-static inline uint16_t icmp_sum(const void *p, size_t n)
+/* fork(); the child moves to namespace @ns.  Return: as fork(). */
+static pid_t child_in(const char *ns)
+{
+	pid_t pid = fork();
+
+	CHECK(pid >= 0);
+	if (pid == 0)
+		ns_enter(ns);
+	return pid;
+}
+
+static uint16_t icmp_sum(const void *p, size_t n)
 {
 	const uint8_t *b = p;
 	uint32_t s = 0;
@@ -107,14 +110,12 @@ static inline uint16_t icmp_sum(const void *p, size_t n)
 }
 
 /* Child: from namespace @ns, one echo request to @dst; exit 0 on reply. */
-static inline pid_t ping_start(const char *ns, const char *dst)
+static pid_t ping_start(const char *ns, const char *dst)
 {
-	pid_t pid = fork();
+	pid_t pid = child_in(ns);
 
-	CHECK(pid >= 0);
 	if (pid)
 		return pid;
-	enter(ns);
 	{
 		struct sockaddr_in to = { .sin_family = AF_INET };
 		struct timeval tv = { .tv_sec = 3 };
@@ -151,7 +152,7 @@ static inline pid_t ping_start(const char *ns, const char *dst)
 #define PAT_CHUNK (1u << 16)
 static uint8_t pat[PAT_CHUNK + 251];
 
-static inline const uint8_t *pattern_at(uint64_t i)
+static const uint8_t *pattern_at(uint64_t i)
 {
 	if (!pat[1])
 		for (size_t k = 0; k < sizeof(pat); k++)
@@ -161,15 +162,12 @@ static inline const uint8_t *pattern_at(uint64_t i)
 
 /* Child: in @ns, accept one TCP connection on @port, check every byte,
  * write the count to @wfd; exit 0 when all @n bytes came in order. */
-static inline pid_t tcp_sink_start(const char *ns, uint16_t port,
-				   uint64_t n, int wfd)
+static pid_t tcp_sink_start(const char *ns, uint16_t port, uint64_t n, int wfd)
 {
-	pid_t pid = fork();
+	pid_t pid = child_in(ns);
 
-	CHECK(pid >= 0);
 	if (pid)
 		return pid;
-	enter(ns);
 	{
 		struct sockaddr_in sa = { .sin_family = AF_INET,
 					  .sin_port = htons(port) };
@@ -199,15 +197,13 @@ static inline pid_t tcp_sink_start(const char *ns, uint16_t port,
 }
 
 /* Child: in @ns, connect to @dst:@port and send @n pattern bytes. */
-static inline pid_t tcp_source_start(const char *ns, const char *dst,
-				     uint16_t port, uint64_t n)
+static pid_t tcp_source_start(const char *ns, const char *dst, uint16_t port,
+			      uint64_t n)
 {
-	pid_t pid = fork();
+	pid_t pid = child_in(ns);
 
-	CHECK(pid >= 0);
 	if (pid)
 		return pid;
-	enter(ns);
 	{
 		struct sockaddr_in sa = { .sin_family = AF_INET,
 					  .sin_port = htons(port) };
@@ -239,27 +235,9 @@ static inline pid_t tcp_source_start(const char *ns, const char *dst,
 	}
 }
 
-/**
- * struct fwd - a two-port forwarder and what it saw
- * @p:		the ports; frames from p[i] go to p[!i] (or are freed when
- *		p[!i] is NULL: an observer)
- * @max_len:	largest frame received per port
- * @gso:	super-packets received per port
- * @gso_types:	every gso_type bit seen per port
- * @frames:	frames received per port
- */
-struct fwd {
-	struct voff_port *p[2];
-	struct voff_pool *pool;
-	uint32_t max_len[2];
-	uint64_t gso[2];
-	uint32_t gso_types[2];
-	uint64_t frames[2];
-};
-
 /* Forward between the ports until every pid in @pids exited (or 20 s);
  * return 0 when all exited with status 0, else the first bad status. */
-static inline int fwd_until(struct fwd *f, pid_t *pids, int npids)
+static int fwd_until(struct fwd *f, pid_t *pids, int npids)
 {
 	struct timespec t0, t;
 	int left = npids, result = 0;
@@ -316,10 +294,8 @@ static inline int fwd_until(struct fwd *f, pid_t *pids, int npids)
 	return result;
 }
 
-/* TCP transfer of @n bytes from @src_ns to @dst_ip in @dst_ns through @f. */
-static inline void tcp_transfer(struct fwd *f, const char *src_ns,
-				const char *dst_ns, const char *dst_ip,
-				uint64_t n)
+void tcp_transfer(struct fwd *f, const char *src_ns, const char *dst_ns,
+		  const char *dst_ip, uint64_t n)
 {
 	pid_t pids[2];
 	uint64_t got = 0;
@@ -336,12 +312,9 @@ static inline void tcp_transfer(struct fwd *f, const char *src_ns,
 	close(pfd[1]);
 }
 
-static inline void ping_through(struct fwd *f, const char *ns,
-				const char *dst)
+void ping_through(struct fwd *f, const char *ns, const char *dst)
 {
 	pid_t pid = ping_start(ns, dst);
 
 	CHECK_EQ(fwd_until(f, &pid, 1), 0);
 }
-
-#endif /* VOFF_TEST_PORT_NS_H */

@@ -1,63 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gso_twin.h - the naive twin of libvoff's GSO for the test_gso* files: a
- * super-packet is described by a struct spec, built with the test frame
- * builder (frames.h, its own byte-wise checksums), and every expected
- * segment is rebuilt from the same description with the payload slice, the
- * sequence number, the IP IDs and the flags a segment must have.  Nothing
- * here calls the library's checksum or segmentation code, so comparing the
- * library's output with these frames compares two implementations.
+ * gso_twin.c - the naive GSO twin (see gso_twin.h): frames built from a
+ * struct spec with the test frame builder, checksums summed byte by byte
  */
-#ifndef VOFF_TEST_GSO_TWIN_H
-#define VOFF_TEST_GSO_TWIN_H
-
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <voff/voff.h>
+#include <voff/gso.h>
+#include <voff/pkt.h>
 
-#include "check.h"
 #include "frames.h"
+#include "gso_twin.h"
 
-enum { TUN_NONE, TUN_VXLAN, TUN_GENEVE, TUN_GRE };
-
-struct spec {
-	bool raw;		/* no Ethernet header (TUN) */
-	uint8_t n_vlan;
-	uint8_t tun;
-	bool outer_v6;
-	bool tun_csum;
-	bool v6;		/* innermost IP */
-	uint8_t v4_opt;
-	uint8_t n_ext;		/* IPv6 extension headers, 0..3 */
-	uint8_t tcp_opt;
-	bool udp;		/* USO (or UFO with @ufo) instead of TCP */
-	bool ufo;
-	uint8_t flags;
-	uint32_t seq;
-	uint16_t id;
-	uint16_t outer_id;
-	bool df;
-	uint8_t tos;
-	uint32_t extra;		/* FIXEDID, FIXEDID_INNER, ACCECN, ECN */
-	uint32_t mss;
-	uint32_t pay;
-	uint8_t seed;
-	uint32_t frag_id;
-};
-
-/* Header indices of a built frame (tf_off() gives offsets). */
-struct built {
-	size_t len;
-	int l3;		/* outer IP */
-	int in_l3;	/* inner IP (tunnel), else -1 */
-	int l4;		/* innermost L4 */
-	int tun_l4;	/* outer UDP or GRE, else -1 */
-	struct tf b;
-};
-
-static inline uint32_t spec_type(const struct spec *s)
+static uint32_t spec_type(const struct spec *s)
 {
 	uint32_t t = s->extra;
 
@@ -77,7 +35,7 @@ static inline uint32_t spec_type(const struct spec *s)
 	return t;
 }
 
-static inline void twin_ext(struct tf *b, int n)
+void twin_ext(struct tf *b, int n)
 {
 	static const uint8_t type[3] = { TF_EXT_HOPOPTS, TF_EXT_DSTOPTS,
 					 TF_EXT_ROUTING };
@@ -87,8 +45,8 @@ static inline void twin_ext(struct tf *b, int n)
 		tf_ipv6_ext(b, type[k], len[k]);
 }
 
-static inline int twin_ip(struct tf *b, bool v6, uint16_t id, bool df,
-			  uint8_t tos, uint8_t opt, int n_ext)
+static int twin_ip(struct tf *b, bool v6, uint16_t id, bool df, uint8_t tos,
+		   uint8_t opt, int n_ext)
 {
 	int at = b->n;
 
@@ -102,13 +60,8 @@ static inline int twin_ip(struct tf *b, bool v6, uint16_t id, bool df,
 	return at;
 }
 
-/*
- * Build the super-packet (@seg < 0) or its segment @seg, whose payload is
- * bytes [@off, @off + @plen) of the super-packet's payload, of @nseg.
- */
-static inline bool twin_build(const struct spec *s, uint8_t *buf, size_t cap,
-			      long seg, uint32_t nseg, uint32_t off,
-			      uint32_t plen, struct built *o)
+bool twin_build(const struct spec *s, uint8_t *buf, size_t cap, long seg,
+		uint32_t nseg, uint32_t off, uint32_t plen, struct built *o)
 {
 	struct tf *b = &o->b;
 	bool is_seg = seg >= 0, tun = s->tun != TUN_NONE;
@@ -179,24 +132,21 @@ static inline bool twin_build(const struct spec *s, uint8_t *buf, size_t cap,
 	return o->len != 0;
 }
 
-/* Byte-wise big-endian one's complement sum (independent of libvoff). */
-static inline uint32_t twin_sum(const uint8_t *p, size_t n, uint32_t sum)
+uint32_t twin_sum(const uint8_t *p, size_t n, uint32_t sum)
 {
 	for (size_t i = 0; i < n; i++)
 		sum += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
 	return sum;
 }
 
-static inline uint16_t twin_fold(uint32_t s)
+uint16_t twin_fold(uint32_t s)
 {
 	while (s >> 16)
 		s = (s & 0xFFFF) + (s >> 16);
 	return (uint16_t)s;
 }
 
-/* Pseudo-header sum of the IP header at @ip for @proto and @len. */
-static inline uint32_t twin_pseudo(const uint8_t *ip, uint8_t proto,
-				   uint32_t len)
+uint32_t twin_pseudo(const uint8_t *ip, uint8_t proto, uint32_t len)
 {
 	uint32_t s = proto + (len & 0xFFFF) + (len >> 16);
 
@@ -205,9 +155,7 @@ static inline uint32_t twin_pseudo(const uint8_t *ip, uint8_t proto,
 	return twin_sum(ip + 8, 32, s);
 }
 
-/* Turn the innermost L4 checksum of a built frame into the pseudo seed. */
-static inline void twin_make_partial(struct built *o, uint8_t *buf,
-				     bool udp)
+void twin_make_partial(struct built *o, uint8_t *buf, bool udp)
 {
 	int ip = o->in_l3 >= 0 ? o->in_l3 : o->l3;
 	size_t l4 = tf_off(&o->b, o->l4);
@@ -220,12 +168,15 @@ static inline void twin_make_partial(struct built *o, uint8_t *buf,
 	buf[at + 1] = (uint8_t)seed;
 }
 
-/* A packet over @buf with the GSO metadata of @s. */
-static inline void twin_pkt(const struct spec *s, struct voff_pkt *pkt,
-			    uint8_t *buf, size_t cap, const struct built *o)
+void twin_pkt(const struct spec *s, struct voff_pkt *pkt, uint8_t *buf,
+	      size_t cap, const struct built *o)
 {
-	CHECK_OK(voff_pkt_init_ext(pkt, buf, (uint32_t)cap, 0,
-				   (uint32_t)o->len));
+	/* abort(), not a CHECK: under libFuzzer a failure must crash. */
+	if (voff_pkt_init_ext(pkt, buf, (uint32_t)cap, 0, (uint32_t)o->len)) {
+		fprintf(stderr, "twin_pkt: %zu bytes do not fit in %zu\n",
+			o->len, cap);
+		abort();
+	}
 	pkt->gso_type = spec_type(s);
 	pkt->gso_size = (uint16_t)s->mss;
 	pkt->l2_off = s->raw ? VOFF_OFF_NONE : 0;
@@ -234,9 +185,7 @@ static inline void twin_pkt(const struct spec *s, struct voff_pkt *pkt,
 		pkt->inner_l3_off = (uint16_t)tf_off(&o->b, o->in_l3);
 }
 
-static inline uint32_t twin_nseg(const struct spec *s)
+uint32_t twin_nseg(const struct spec *s)
 {
 	return s->pay ? (s->pay + s->mss - 1) / s->mss : 1;
 }
-
-#endif /* VOFF_TEST_GSO_TWIN_H */

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gro_util.h - shared helpers of the GRO unit tests: a segment
- * description built into a frame with the test frame builder, and a
- * runner that feeds frames to an engine and records what comes out, in
- * the order a caller following the gro.h contract would deliver it
+ * gro_util.c - the GRO tests' segment builder and engine runner (see
+ * gro_util.h)
  */
-#ifndef VOFF_TEST_GRO_UTIL_H
-#define VOFF_TEST_GRO_UTIL_H
-
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,44 +14,9 @@
 
 #include "check.h"
 #include "frames.h"
+#include "gro_util.h"
 
-/*
- * struct sp - one segment; zero fields take defaults: TCP over IPv4 with
- * ACK, ports 1 -> 2, TTL 64, window 3000, payload byte j = seq + j.
- */
-struct sp {
-	bool v6;
-	bool udp;
-	bool raw;		/* no Ethernet header (TUN) */
-	uint16_t sport, dport;
-	uint32_t seq, ack;
-	uint8_t flags;		/* 0 = ACK; use SP_NOFLAGS for none */
-	uint16_t win;
-	uint32_t len;		/* payload bytes */
-	uint8_t seed;		/* UDP payload seed */
-	uint8_t ttl, tos;
-	uint16_t id;
-	bool df, mf;
-	uint16_t frag_off;
-	uint8_t ipopt;
-	uint32_t flow;
-	uint8_t tcpopt;
-	uint32_t tsval;
-	bool bad_csum;
-	bool no_csum;
-	uint16_t vlan;		/* 0 = untagged */
-	uint8_t src_last;	/* last byte of the source address (0 = 1) */
-	uint8_t dst_last;	/* last byte of the destination (0 = 2) */
-	uint8_t mac_last;	/* last byte of the source MAC (0 = 1) */
-	uint16_t ext_len;	/* IPv6 destination options bytes */
-	uint8_t ext_fill;	/* a byte inside them, to make them differ */
-	bool frag6;		/* IPv6 fragment header */
-	uint16_t pad;		/* Ethernet padding bytes after the packet */
-};
-
-#define SP_NOFLAGS 0x100
-
-static inline size_t sp_build(const struct sp *s, uint8_t *buf, size_t cap)
+size_t sp_build(const struct sp *s, uint8_t *buf, size_t cap)
 {
 	struct tf b;
 	struct tf_ip ip = { .ttl = s->ttl, .tos = s->tos, .id = s->id,
@@ -124,31 +84,7 @@ static inline size_t sp_build(const struct sp *s, uint8_t *buf, size_t cap)
 	return len;
 }
 
-/* One packet that left the engine, as the caller would deliver it. */
-struct rec {
-	uint8_t *d;
-	uint32_t len;
-	uint32_t gso_type;
-	uint16_t gso_size;
-	uint16_t gso_segs;
-	uint16_t csum_start;
-	uint16_t csum_offset;
-	uint8_t csum;
-	bool passed;		/* handed back by voff_gro_receive() */
-};
-
-#define REC_MAX 4096
-
-struct run {
-	struct voff_gro *g;
-	struct voff_pool *pool;
-	struct voff_pool *big;
-	struct rec out[REC_MAX];
-	int n;
-	int last_rc;
-};
-
-static inline void run_record(struct run *r, struct voff_pkt *p, bool passed)
+void run_record(struct run *r, struct voff_pkt *p, bool passed)
 {
 	struct rec *o;
 
@@ -167,9 +103,7 @@ static inline void run_record(struct run *r, struct voff_pkt *p, bool passed)
 	o->passed = passed;
 }
 
-#ifdef GRO_TEST_SG
-/* Sg mode: gather each output from its iovec list, as writev() would. */
-static inline void run_collect(struct run *r)
+static void collect_sg(struct run *r)
 {
 	static uint8_t flat[70000];
 	struct voff_pkt *pk[VOFF_GRO_SG_MAX_SEGS], tmp;
@@ -193,34 +127,34 @@ static inline void run_collect(struct run *r)
 		voff_pkt_free_bulk(pk, (unsigned int)n);
 	}
 }
-#else
-static inline void run_collect(struct run *r)
+
+void run_collect(struct run *r)
 {
 	struct voff_pkt *p;
 
+	if (r->pop_sg) {
+		collect_sg(r);
+		return;
+	}
 	while ((p = voff_gro_pop(r->g))) {
 		run_record(r, p, false);
 		voff_pkt_free(p);
 	}
 }
-#endif
 
-static inline void run_init(struct run *r, const struct voff_gro_config *cfg)
+void run_init(struct run *r, const struct voff_gro_config *cfg)
 {
 	struct voff_gro_config c = { 0 };
 
 	if (cfg)
 		c = *cfg;
-#ifdef GRO_TEST_SG
-	c.sg = true;
-#endif
 	memset(r, 0, sizeof(*r));
 	CHECK_OK(voff_gro_new(&r->g, &c));
 	CHECK_OK(voff_pool_new(&r->pool, 256, 2048));
 	CHECK_OK(voff_pool_new(&r->big, 8, VOFF_PKT_SUPER_ROOM));
 }
 
-static inline void run_fini(struct run *r)
+void run_fini(struct run *r)
 {
 	for (int i = 0; i < r->n; i++)
 		free(r->out[i].d);
@@ -231,9 +165,8 @@ static inline void run_fini(struct run *r)
 	voff_pool_free(r->big);
 }
 
-/* Feed raw frame bytes; returns voff_gro_receive()'s result. */
-static inline int run_feed_bytes(struct run *r, const uint8_t *d, size_t len,
-				 uint8_t csum, uint64_t now)
+int run_feed_bytes(struct run *r, const uint8_t *d, size_t len, uint8_t csum,
+		   uint64_t now)
 {
 	struct voff_pkt *p;
 	int rc;
@@ -252,7 +185,7 @@ static inline int run_feed_bytes(struct run *r, const uint8_t *d, size_t len,
 	return rc;
 }
 
-static inline int run_feed(struct run *r, const struct sp *s, uint64_t now)
+int run_feed(struct run *r, const struct sp *s, uint64_t now)
 {
 	static uint8_t buf[70000];
 	size_t len = sp_build(s, buf, sizeof(buf));
@@ -261,15 +194,13 @@ static inline int run_feed(struct run *r, const struct sp *s, uint64_t now)
 	return run_feed_bytes(r, buf, len, VOFF_CSUM_NONE, now);
 }
 
-/* End of the batch: flush everything and record it. */
-static inline void run_end(struct run *r)
+void run_end(struct run *r)
 {
 	voff_gro_flush_all(r->g);
 	run_collect(r);
 }
 
-/* TCP sequence number of an untagged Ethernet frame without options. */
-static inline uint32_t gro_test_seq(const struct rec *o, bool v6)
+uint32_t gro_test_seq(const struct rec *o, bool v6)
 {
 	const uint8_t *t = o->d + (v6 ? 54 : 34) + 4;
 
@@ -277,12 +208,9 @@ static inline uint32_t gro_test_seq(const struct rec *o, bool v6)
 	       (uint32_t)t[2] << 8 | t[3];
 }
 
-/* Complete a recorded packet's partial checksum in place. */
-static inline void rec_complete(struct rec *o)
+void rec_complete(struct rec *o)
 {
 	if (o->csum == VOFF_CSUM_PARTIAL)
 		CHECK_OK(voff_csum_complete_at(o->d, o->len, o->csum_start,
 					       o->csum_offset));
 }
-
-#endif /* VOFF_TEST_GRO_UTIL_H */
