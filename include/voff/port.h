@@ -206,7 +206,9 @@ enum voff_port_dir {
 /**
  * struct voff_port_drop - one non-zero drop counter
  * @err:	the reason, a negative errno or VOFF_E_* code
- * @name:	voff_err_name(@err)
+ * @name:	voff_err_name(@err); "unknown" for the catch-all counter of
+ *		codes that have no counter of their own (a counter name is
+ *		a word: it becomes rx_drop_NAME in `voff ctl stats`)
  * @count:	frames dropped for it
  */
 struct voff_port_drop {

@@ -174,7 +174,7 @@ static unsigned int drop_slot(int err)
 static int slot_err(unsigned int slot)
 {
 	if (slot == 0)
-		return -VOFF_E_BASE; /* named "?" */
+		return -VOFF_E_BASE; /* the catch-all: named "unknown" */
 	if (slot < PORT_ERRNO_SLOTS)
 		return -(int)slot;
 	return -(int)(slot - PORT_ERRNO_SLOTS) - VOFF_E_BASE;
@@ -219,7 +219,8 @@ unsigned int voff_port_drops(const struct voff_port *port,
 			continue;
 		if (n < cap) {
 			out[n].err = slot_err(s);
-			out[n].name = voff_err_name(out[n].err);
+			out[n].name = s ? voff_err_name(out[n].err)
+					: "unknown";
 			out[n].count = port->drops[dir][s];
 		}
 		n++;

@@ -206,6 +206,12 @@ static void t_tx_contract_drops_by_reason(void)
 		CHECK_EQ(d[i].count, 1);
 	}
 	CHECK_EQ(voff_port_drops(a, VOFF_PORT_RX, NULL, 0), 0);
+	/* A code with no counter of its own lands in the catch-all, whose
+	 * name is a word (it becomes a counter name), not "?". */
+	voff__port_count_drop(a, VOFF_PORT_RX, -1000000);
+	CHECK_EQ(voff_port_drops(a, VOFF_PORT_RX, d, 8), 1);
+	CHECK_STR_EQ(d[0].name, "unknown");
+	CHECK_EQ(d[0].count, 1);
 	voff_port_close(a);
 	voff_port_close(b);
 	CHECK_EQ(voff_pool_in_use(pool), 0);
