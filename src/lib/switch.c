@@ -703,13 +703,24 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
 
 /* ---- control ------------------------------------------------------------- */
 
+/*
+ * The engine's largest datagram for the port's gro_max_size: a merged
+ * datagram stays below gro_max_size, as in the kernel, and voff merges no
+ * more than 64 KiB (gro_max_size 0 merges nothing: 1 byte fits no two).
+ */
+static unsigned int gro_max_datagram(const struct sw_port *p)
+{
+	uint32_t max = min32(p->lim.gro_max_size, VOFF_GRO_MAX_DATAGRAM + 1);
+
+	return max > 1 ? max - 1 : 1;
+}
+
 static int gro_on(struct sw_port *p)
 {
 	struct voff_gro_config c = { 0 };
-	uint32_t max = min32(p->lim.gro_max_size, VOFF_GRO_MAX_DATAGRAM + 1);
 
 	c.start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
-	c.max_size = max > 1 ? max - 1 : 1;
+	c.max_size = gro_max_datagram(p);
 	c.flush_timeout_ns = p->gro_timeout_ns;
 	return voff_gro_new(&p->gro, &c);
 }
@@ -778,15 +789,9 @@ int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
 		return err;
 	p->lim = l;
 	update_lim(p);
-	if (which == VOFF_LIMIT_GRO_MAX_SIZE && p->gro) {
-		gro_off(sw, id);
-		err = gro_on(p);
-		if (err) {
-			p->feat.wanted &= ~VOFF_F_GRO;
-			update_feat(p);
-			return err;
-		}
-	}
+	/* Only merges to come are bounded: nothing held moves. */
+	if (p->gro)
+		voff_gro_set_max_size(p->gro, gro_max_datagram(p));
 	propagate(sw);
 	return 0;
 }
