@@ -258,28 +258,139 @@ int voff_switch_stats(const struct voff_switch *sw, unsigned int id,
 int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
 			     uint64_t mask, uint64_t on);
 
-/**
- * voff_switch_set_limit() - change one limit of a port
- * @which:	VOFF_LIMIT_GSO_MAX_SIZE, VOFF_LIMIT_GSO_MAX_SEGS or
- *		VOFF_LIMIT_GRO_MAX_SIZE (the rules of voff_limits_set())
- * @value:	the new value
- *
- * gso limits bound what the switch sends to the port and are propagated
- * to the other TAP/TUN ports; gro_max_size bounds what the port's GRO
- * engine builds (at most 65535 bytes of IP datagram).
- *
- * Return: 0, -ENOENT, -EINVAL/-ERANGE for a bad limit or value.
- */
-int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
-			  enum voff_limit which, uint32_t value);
+/* ---- per-port settings (switch_settings.c) ------------------------------ */
+
+/** enum voff_switch_setting_type - what a setting's value is */
+enum voff_switch_setting_type {
+	VOFF_SWITCH_SETTING_NUMBER = 0,	/* an unsigned integer */
+	VOFF_SWITCH_SETTING_BOOL,	/* 1 ("on") or 0 ("off") */
+};
+
+/* The setting can change on a running port (voff_switch_set()). */
+#define VOFF_SWITCH_SETTING_F_RUNTIME (1u << 0)
+
+/* Room for every setting in struct voff_port_spec. */
+#define VOFF_SWITCH_SETTINGS_MAX 32
 
 /**
- * voff_switch_set_gro_timeout() - the port's gro_flush_timeout
- * @ns:		0 flushes at the end of every step
- * Return: 0 or -ENOENT.
+ * struct voff_switch_setting - one per-port setting of the switch
+ * @name:	its name: the NAME of a spec's ,NAME=VALUE and of
+ *		`voff ctl limits PORT NAME VALUE`, and its JSON key
+ * @type:	enum voff_switch_setting_type
+ * @min:	smallest value (0 for a bool)
+ * @max:	largest value (1 for a bool)
+ * @def:	the value of a port that was not told otherwise
+ * @unit:	unit of a number ("bytes", "ns", ...), "" for a bool
+ * @help:	one line saying what it does
+ * @flags:	VOFF_SWITCH_SETTING_F_*; without F_RUNTIME the setting is
+ *		taken only when the port is opened (a spec option)
+ * @kinds:	the port kinds it applies to, one bit (1u << kind) per
+ *		enum voff_port_kind
+ *
+ * Every setting is declared once, in one table of the library; the port
+ * spec options, the control language and the help texts are derived
+ * from it.
  */
-int voff_switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
-				uint64_t ns);
+struct voff_switch_setting {
+	const char *name;
+	enum voff_switch_setting_type type;
+	uint64_t min;
+	uint64_t max;
+	uint64_t def;
+	const char *unit;
+	const char *help;
+	unsigned int flags;
+	unsigned int kinds;
+};
+
+/**
+ * voff_switch_setting_at() - the settings, in table order
+ * @i:		0, 1, 2, ...
+ *
+ * The order is stable within one library version and is the order of
+ * every listing (`voff ctl limits PORT`, help texts).
+ *
+ * Return: the @i-th setting (static), or NULL past the last one.
+ */
+const struct voff_switch_setting *voff_switch_setting_at(unsigned int i);
+
+/**
+ * voff_switch_setting_find() - a setting by name
+ * Return: the setting (static), or NULL for an unknown name.
+ */
+const struct voff_switch_setting *voff_switch_setting_find(const char *name);
+
+/**
+ * voff_switch_setting_parse() - read a value of setting @s from text
+ * @s:		the setting
+ * @text:	a number (decimal, 0x hex or 0 octal, no sign) or, for a
+ *		bool, "on" or "off"
+ * @value:	receives the value; untouched on failure
+ * @err:	optional: receives a one-line reason on failure, starting
+ *		with the setting's name ("gro_max_size: 70000 is out of range
+ *		(0..65536 bytes)", "gro: expected on or off"); always
+ *		NUL-terminated when @errlen > 0
+ * @errlen:	bytes of @err (0 with a NULL @err)
+ *
+ * Pure text work: no switch is needed.
+ *
+ * Return: 0, -EINVAL for text that is not a value of the setting's type,
+ * -ERANGE for a number outside @s->min .. @s->max.
+ */
+int voff_switch_setting_parse(const struct voff_switch_setting *s,
+			      const char *text, uint64_t *value, char *err,
+			      size_t errlen);
+
+/**
+ * voff_switch_setting_format() - a value as voff_switch_setting_parse()
+ * reads it back ("on", "off" or the decimal number)
+ * Return: the length the full text needs (as snprintf).
+ */
+int voff_switch_setting_format(const struct voff_switch_setting *s,
+			       uint64_t value, char *buf, size_t len);
+
+/**
+ * voff_switch_setting_range() - the values @s takes, for help texts:
+ * "MIN..MAX UNIT" ("193..65536 bytes") or "on|off"
+ * Return: the length the full text needs (as snprintf).
+ */
+int voff_switch_setting_range(const struct voff_switch_setting *s, char *buf,
+			      size_t len);
+
+/**
+ * voff_switch_set() - change one setting of a running port
+ * @sw:		the switch
+ * @id:		the port
+ * @name:	the setting (voff_switch_setting_find())
+ * @value:	its new value (a bool: 0 or 1)
+ *
+ * The change applies at once, as the setting's help says: gso limits
+ * bound what the switch sends the port and are propagated to the other
+ * TAP/TUN ports; gro_max_size bounds the merges to come of the port's GRO
+ * engine (voff_gro_set_max_size(): nothing held is flushed); gro turns
+ * the port's GRO engine on or off as the gro feature does
+ * (voff_switch_set_features()).
+ *
+ * Return: 0; -ENOENT for no port @id; -EINVAL for an unknown @name;
+ * -ERANGE for a value outside the setting's range; -EOPNOTSUPP for a
+ * setting taken only when a port is opened (no
+ * VOFF_SWITCH_SETTING_F_RUNTIME) or not of the port's kind; -ENOMEM
+ * (a GRO engine).  The setting is unchanged on failure.
+ */
+int voff_switch_set(struct voff_switch *sw, unsigned int id, const char *name,
+		    uint64_t value);
+
+/**
+ * voff_switch_get() - the current value of one setting of a port
+ * @value:	receives it (a bool: 0 or 1); untouched on failure
+ *
+ * Settings taken at open are read back from the port (a napi of a port
+ * that has none is 0).
+ *
+ * Return: 0, -ENOENT for no port @id, -EINVAL for an unknown @name.
+ */
+int voff_switch_get(const struct voff_switch *sw, unsigned int id,
+		    const char *name, uint64_t *value);
 
 /**
  * voff_switch_fdb() - the learned addresses, aged ones left out
@@ -343,22 +454,22 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
  * @cfg:	the port configuration: @cfg.kind, @cfg.name (interface or
  *		capture file), @cfg.netns (NULL: the caller's namespace),
  *		@cfg.sink (pcap only, NULL: none), @cfg.want and @cfg.flags
- *		as voff_switch_add_spec() opens the port; the strings point
+ *		(settings taken at open, such as napi, included) as
+ *		voff_switch_add_spec() opens the port; the strings point
  *		into @buf, so a copy of the struct must not outlive it and a
  *		memcpy()ed struct still points into the original
- * @gro:	-1 when the spec leaves GRO alone, else 0 (off) or 1 (on)
- * @gro_timeout_set: whether gro_flush_timeout= was given
- * @gro_timeout_ns: its value
- * @limits:	enum voff_limit index -> value, 0 when not given (only
- *		gso_max_size, gso_max_segs and gro_max_size are accepted)
+ * @given:	bit i set when the spec gave setting voff_switch_setting_at(i)
+ * @value:	@value[i] is that setting's value (meaningful when given)
+ * @err:	after a failure: what is wrong, naming the part of the spec
+ *		("gro: expected on or off", "unknown port kind 'bogus' (kinds:
+ *		tap, tun, packet, pcap)"); "" after success
  * @buf:	the spec's text after KIND:, cut into NUL-terminated pieces
  */
 struct voff_port_spec {
 	struct voff_port_cfg cfg;
-	int gro;
-	bool gro_timeout_set;
-	uint64_t gro_timeout_ns;
-	uint32_t limits[VOFF_LIMIT__COUNT];
+	uint32_t given;
+	uint64_t value[VOFF_SWITCH_SETTINGS_MAX];
+	char err[128];
 	char buf[VOFF_PORT_SPEC_MAX + 1];
 };
 
@@ -372,12 +483,14 @@ struct voff_port_spec {
  * are safe to pass (this is the parser a fuzzer drives).  A NETNS is one
  * path component: it is refused when it contains '/', is "." or "..", or
  * is longer than 63 bytes; so is an empty NAME or NETNS, an unknown KIND
- * or option, a number that does not parse or is out of range, and a
- * sink= on a kind other than pcap, or a napi= on a kind other than tap
- * and tun.
+ * or option, an option the kind does not take (sink= is pcap's only,
+ * napi= tap's and tun's), and a value its setting does not take
+ * (voff_switch_setting_parse()).  An option given twice takes its last
+ * value.
  *
  * Return: 0, or -EINVAL for a malformed spec (also for NULL arguments and
- * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec holds no
+ * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec->err says
+ * what is wrong (when @spec is not NULL) and the rest of @spec holds no
  * meaningful value.
  */
 int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
@@ -387,18 +500,16 @@ int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
  * @sw:		the switch
  * @spec:	KIND:NAME[@NETNS][,OPTION=VALUE...] with KIND tap, tun or
  *		packet (NAME an interface, NETNS a namespace under
- *		/var/run/netns), or pcap:FILE[,sink=FILE]; options gro=on|off,
- *		gro_flush_timeout=NS, gso_max_size=N, gso_max_segs=N,
- *		gro_max_size=N, and for tap/tun napi=on|off (the device
- *		receives what voff writes in its NAPI context:
- *		VOFF_PORT_F_NAPI).  TAP/TUN devices are created (a persistent
- *		one of that name is attached to) and set up; the port is
- *		named NAME.
+ *		/var/run/netns), or pcap:FILE[,sink=FILE]; an OPTION is a
+ *		setting (voff_switch_setting_at(): gso_max_size=N, gro=on,
+ *		napi=on for tap/tun, ...) or sink=.  TAP/TUN devices are
+ *		created (a persistent one of that name is attached to) and
+ *		set up; the port is named NAME.
  * @id:		optional: receives the port id
  *
  * Return: 0; -EINVAL for a malformed spec; -EEXIST for a name in use; the
- * errors of voff_port_open() and voff_switch_add().  Nothing is left
- * behind on failure.
+ * errors of voff_port_open(), voff_switch_add() and voff_switch_set().
+ * Nothing is left behind on failure.
  */
 int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
 			 unsigned int *id);

@@ -770,8 +770,8 @@ int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
 	return 0;
 }
 
-int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
-			  enum voff_limit which, uint32_t value)
+int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
+			   enum voff_limit which, uint32_t value)
 {
 	struct sw_port *p = get(sw, id);
 	struct voff_limits l;
@@ -779,10 +779,6 @@ int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
 
 	if (!p)
 		return -ENOENT;
-	if (which != VOFF_LIMIT_GSO_MAX_SIZE &&
-	    which != VOFF_LIMIT_GSO_MAX_SEGS &&
-	    which != VOFF_LIMIT_GRO_MAX_SIZE)
-		return -EINVAL;
 	l = p->lim;
 	err = voff_limits_set(&l, which, value);
 	if (err)
@@ -796,8 +792,8 @@ int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
 	return 0;
 }
 
-int voff_switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
-				uint64_t ns)
+int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
+				 uint64_t ns)
 {
 	struct sw_port *p = get(sw, id);
 

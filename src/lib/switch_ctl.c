@@ -21,80 +21,48 @@
 #include <voff/err.h>
 #include <voff/switch.h>
 
+#include "switch_int.h"
+
 #define MAX_WORDS 32
 
 /* ---- port specs ---------------------------------------------------------- */
 
-static int parse_u64(const char *s, uint64_t *out)
+/* The index of a setting in the table, or -1. */
+static int setting_index(const char *name)
 {
-	char *end;
-	unsigned long long v;
+	const struct voff_switch_setting *set;
 
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* "on" -> 1, "off" -> 0, anything else -EINVAL. */
-static int on_off(const char *val)
-{
-	if (!strcmp(val, "on"))
-		return 1;
-	return strcmp(val, "off") ? -EINVAL : 0;
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++)
+		if (!strcmp(set->name, name))
+			return (int)i;
+	return -1;
 }
 
 /* "key=value" options after the first comma. */
 static int spec_option(struct voff_port_spec *s, char *opt)
 {
+	const struct voff_switch_setting *set;
 	char *val = strchr(opt, '=');
 	uint64_t v;
-	int which;
+	int i;
 
 	if (!val)
 		return -EINVAL;
 	*val++ = '\0';
-	if (!strcmp(opt, "gro")) {
-		if (on_off(val) < 0)
-			return -EINVAL;
-		s->gro = on_off(val);
-		return 0;
-	}
-	if (!strcmp(opt, "napi")) {
-		if ((s->cfg.kind != VOFF_PORT_TAP &&
-		     s->cfg.kind != VOFF_PORT_TUN) || on_off(val) < 0)
-			return -EINVAL;
-		if (on_off(val))
-			s->cfg.flags |= VOFF_PORT_F_NAPI;
-		else
-			s->cfg.flags &= ~VOFF_PORT_F_NAPI;
-		return 0;
-	}
 	if (!strcmp(opt, "sink")) {
 		if (s->cfg.kind != VOFF_PORT_PCAP || !*val)
 			return -EINVAL;
 		s->cfg.sink = val;
 		return 0;
 	}
-	if (parse_u64(val, &v) || v > UINT32_MAX * 1000ull)
+	i = setting_index(opt);
+	set = voff_switch_setting_at((unsigned int)i);
+	if (i < 0 || !(set->kinds & (1u << s->cfg.kind)) ||
+	    voff_switch_setting_parse(set, val, &v, s->err, sizeof(s->err)))
 		return -EINVAL;
-	if (!strcmp(opt, "gro_flush_timeout")) {
-		s->gro_timeout_set = true;
-		s->gro_timeout_ns = v;
-		return 0;
-	}
-	which = voff_limit_lookup(opt);
-	if (which != VOFF_LIMIT_GSO_MAX_SIZE &&
-	    which != VOFF_LIMIT_GSO_MAX_SEGS &&
-	    which != VOFF_LIMIT_GRO_MAX_SIZE)
-		return -EINVAL;
-	if (v > UINT32_MAX)
-		return -EINVAL;
-	s->limits[which] = (uint32_t)v;
+	s->given |= 1u << i;
+	s->value[i] = v;
+	voff__switch_setting_open(set, v, &s->cfg);
 	return 0;
 }
 
@@ -122,7 +90,6 @@ int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 	if (!s || !text)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	s->gro = -1;
 	n = strnlen(text, sizeof(s->buf));
 	if (n >= sizeof(s->buf))
 		return -EINVAL;
@@ -167,28 +134,21 @@ int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 	return 0;
 }
 
-/* Apply a spec's options to port @id; Return: 0 or a negative errno. */
+/* Apply a spec's run-time settings to port @id, in table order. */
 static int spec_apply(struct voff_switch *sw, unsigned int id,
 		      const struct voff_port_spec *s)
 {
+	const struct voff_switch_setting *set;
 	int err;
 
-	for (int w = 0; w < VOFF_LIMIT__COUNT; w++) {
-		if (!s->limits[w])
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		if (!(s->given & (1u << i)) ||
+		    !(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
 			continue;
-		err = voff_switch_set_limit(sw, id, (enum voff_limit)w,
-					    s->limits[w]);
+		err = voff_switch_set(sw, id, set->name, s->value[i]);
 		if (err)
 			return err;
 	}
-	if (s->gro_timeout_set) {
-		err = voff_switch_set_gro_timeout(sw, id, s->gro_timeout_ns);
-		if (err)
-			return err;
-	}
-	if (s->gro >= 0)
-		return voff_switch_set_features(sw, id, VOFF_F_GRO,
-						s->gro ? VOFF_F_GRO : 0);
 	return 0;
 }
 
@@ -459,10 +419,85 @@ static int cmd_features(struct voff_switch *sw, char **w, int n, FILE *f,
 	return 0;
 }
 
+/* "unknown setting 'x' (settings: a, b, ...)" */
+static int unknown_setting(FILE *f, bool json, const char *name)
+{
+	const struct voff_switch_setting *set;
+	char list[512];
+	size_t off = 0;
+
+	list[0] = '\0';
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					i ? ", " : "", set->name);
+	return fail(f, json, -EINVAL, "unknown setting '%s' (settings: %s)",
+		    name, list);
+}
+
+/* Check one NAME VALUE pair for port @pi; Return: 0 or a failure. */
+static int limit_check(FILE *f, bool json,
+		       const struct voff_switch_port_info *pi,
+		       const char *name, const char *text, uint64_t *v)
+{
+	const struct voff_switch_setting *set = voff_switch_setting_find(name);
+	char err[128];
+	int rc;
+
+	if (!set)
+		return unknown_setting(f, json, name);
+	if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
+		return fail(f, json, -EINVAL, "%s: taken only when the port "
+			    "is opened (a port spec option)", name);
+	if (!(set->kinds & (1u << pi->info.kind)))
+		return fail(f, json, -EINVAL, "%s: not a setting of %s ports",
+			    name, voff_port_kind_name(pi->info.kind));
+	rc = voff_switch_setting_parse(set, text, v, err, sizeof(err));
+	return rc ? fail(f, json, rc, "%s", err) : 0;
+}
+
+static void limits_show(FILE *f, bool json,
+			const struct voff_switch *sw,
+			const struct voff_switch_port_info *pi)
+{
+	const struct voff_switch_setting *set;
+
+	if (json) {
+		fputs("{\"port\":", f);
+		jstr(f, pi->name);
+	} else {
+		fprintf(f, "Limits for %s:\n", pi->name);
+	}
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		uint64_t v = 0;
+		char val[32];
+
+		voff_switch_get(sw, pi->id, set->name, &v);
+		voff_switch_setting_format(set, v, val, sizeof(val));
+		if (!json)
+			fprintf(f, "%s: %s\n", set->name, val);
+		else if (set->type == VOFF_SWITCH_SETTING_BOOL)
+			fprintf(f, ",\"%s\":%s", set->name,
+				v ? "true" : "false");
+		else
+			fprintf(f, ",\"%s\":%s", set->name, val);
+	}
+	if (json)
+		fprintf(f, ",\"device\":{\"mtu\":%u,\"gso_max_size\":%u,"
+			   "\"gso_max_segs\":%u}}\n",
+			pi->dev_limits.mtu, pi->dev_limits.gso_max_size,
+			pi->dev_limits.gso_max_segs);
+	else
+		fprintf(f, "device mtu: %u\ndevice gso_max_size: %u\n"
+			   "device gso_max_segs: %u\n",
+			pi->dev_limits.mtu, pi->dev_limits.gso_max_size,
+			pi->dev_limits.gso_max_segs);
+}
+
 static int cmd_limits(struct voff_switch *sw, char **w, int n, FILE *f,
 		      bool json)
 {
 	struct voff_switch_port_info pi;
+	uint64_t v[MAX_WORDS / 2];
 	int id, err;
 
 	if (n < 1)
@@ -474,67 +509,25 @@ static int cmd_limits(struct voff_switch *sw, char **w, int n, FILE *f,
 	if ((n - 1) % 2)
 		return fail(f, json, -EINVAL, "limits: NAME VALUE pairs "
 					      "expected");
+	voff_switch_port_info(sw, (unsigned int)id, &pi);
+	if (n == 1) {
+		limits_show(f, json, sw, &pi);
+		return 0;
+	}
 	/* Check every pair before changing anything. */
 	for (int i = 1; i < n; i += 2) {
-		int which = voff_limit_lookup(w[i]);
-		uint64_t v;
-
-		if (strcmp(w[i], "gro_flush_timeout") &&
-		    which != VOFF_LIMIT_GSO_MAX_SIZE &&
-		    which != VOFF_LIMIT_GSO_MAX_SEGS &&
-		    which != VOFF_LIMIT_GRO_MAX_SIZE)
-			return fail(f, json, -EINVAL, "unknown limit '%s' "
-				    "(gso_max_size, gso_max_segs, "
-				    "gro_max_size, gro_flush_timeout)", w[i]);
-		if (parse_u64(w[i + 1], &v) ||
-		    (which >= 0 && v > UINT32_MAX))
-			return fail(f, json, -EINVAL, "bad value '%s'",
-				    w[i + 1]);
+		err = limit_check(f, json, &pi, w[i], w[i + 1], &v[i / 2]);
+		if (err)
+			return err;
 	}
 	for (int i = 1; i < n; i += 2) {
-		uint64_t v = 0;	/* checked above; gcc -O3 cannot see it */
-
-		parse_u64(w[i + 1], &v);
-		if (!strcmp(w[i], "gro_flush_timeout"))
-			err = voff_switch_set_gro_timeout(sw, (unsigned int)id,
-							  v);
-		else
-			err = voff_switch_set_limit(
-				sw, (unsigned int)id,
-				(enum voff_limit)voff_limit_lookup(w[i]),
-				(uint32_t)v);
+		err = voff_switch_set(sw, (unsigned int)id, w[i], v[i / 2]);
 		if (err)
-			return fail(f, json, err, "%s: value out of range",
-				    w[i]);
+			return fail(f, json, err, "%s: %s", w[i],
+				    voff_strerror(err));
 	}
-	if (n > 1) {
-		if (json)
-			fputs("{\"ok\":true}\n", f);
-		return 0;
-	}
-	voff_switch_port_info(sw, (unsigned int)id, &pi);
-	if (json) {
-		fputs("{\"port\":", f);
-		jstr(f, pi.name);
-		fprintf(f, ",\"gso_max_size\":%u,\"gso_max_segs\":%u,"
-			   "\"gro_max_size\":%u,\"gro_flush_timeout\":%" PRIu64
-			   ",\"device\":{\"mtu\":%u,\"gso_max_size\":%u,"
-			   "\"gso_max_segs\":%u}}\n",
-			pi.limits.gso_max_size, pi.limits.gso_max_segs,
-			pi.limits.gro_max_size, pi.gro_flush_timeout_ns,
-			pi.dev_limits.mtu, pi.dev_limits.gso_max_size,
-			pi.dev_limits.gso_max_segs);
-		return 0;
-	}
-	fprintf(f, "Limits for %s:\n"
-		   "gso_max_size: %u\ngso_max_segs: %u\ngro_max_size: %u\n"
-		   "gro_flush_timeout: %" PRIu64 "\n"
-		   "device mtu: %u\ndevice gso_max_size: %u\n"
-		   "device gso_max_segs: %u\n",
-		pi.name, pi.limits.gso_max_size, pi.limits.gso_max_segs,
-		pi.limits.gro_max_size, pi.gro_flush_timeout_ns,
-		pi.dev_limits.mtu, pi.dev_limits.gso_max_size,
-		pi.dev_limits.gso_max_segs);
+	if (json)
+		fputs("{\"ok\":true}\n", f);
 	return 0;
 }
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * switch_int.h - private to the switch: the MAC learning table (fdb.c)
+ * and the setters of switch.c behind the settings table
+ * (switch_settings.c)
  */
 #ifndef VOFF_SWITCH_INT_H
 #define VOFF_SWITCH_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <voff/switch.h>
 
 /* Entries of one bucket: a set-associative table, no chains, no tombstones. */
 #define VOFF__FDB_WAYS 4
@@ -44,5 +48,27 @@ unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 			    void (*fn)(void *arg, const uint8_t *mac,
 				       uint32_t port, uint64_t age_ns),
 			    void *arg);
+
+/* ---- setters of switch.c, called by the settings table only ---------- */
+
+/*
+ * One limit of port @id (gso_max_size, gso_max_segs or gro_max_size) by
+ * the rules of voff_limits_set(), the value already in the table's range.
+ * Return: 0, -ENOENT, or voff_limits_set()'s error (nothing changed).
+ */
+int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
+			   enum voff_limit which, uint32_t value);
+
+/* gro_flush_timeout of port @id; Return: 0 or -ENOENT. */
+int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
+				 uint64_t ns);
+
+/*
+ * Put a setting taken at open (no VOFF_SWITCH_SETTING_F_RUNTIME) into the
+ * configuration a port is opened with; settings of the other kind are
+ * left alone.
+ */
+void voff__switch_setting_open(const struct voff_switch_setting *s,
+			       uint64_t value, struct voff_port_cfg *cfg);
 
 #endif /* VOFF_SWITCH_INT_H */

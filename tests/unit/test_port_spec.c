@@ -15,16 +15,34 @@
 
 #include "check.h"
 
+/* Whether @s gave setting @name; its value in *@v (0 when not given). */
+static bool given(const struct voff_port_spec *s, const char *name,
+		  uint64_t *v)
+{
+	const struct voff_switch_setting *set;
+
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		if (strcmp(set->name, name))
+			continue;
+		*v = (s->given & (1u << i)) ? s->value[i] : 0;
+		return s->given & (1u << i);
+	}
+	CHECK_MSG(0, "no setting '%s'", name);
+	return false;
+}
+
 static void t_accepted(void)
 {
+	uint64_t v;
+
 	struct voff_port_spec s;
 
 	CHECK_OK(voff_port_spec_parse(&s, "tap:tap0"));
 	CHECK_EQ(s.cfg.kind, VOFF_PORT_TAP);
 	CHECK_STR_EQ(s.cfg.name, "tap0");
 	CHECK(s.cfg.netns == NULL && s.cfg.sink == NULL);
-	CHECK_EQ(s.gro, -1);
-	CHECK(!s.gro_timeout_set);
+	CHECK_EQ(s.given, 0);
+	CHECK_STR_EQ(s.err, "");
 	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP);
 	CHECK_EQ(s.cfg.want, VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 |
 				     VOFF_PORT_OFF_TSO6 |
@@ -36,24 +54,35 @@ static void t_accepted(void)
 	CHECK_EQ(s.cfg.kind, VOFF_PORT_TUN);
 	CHECK_STR_EQ(s.cfg.name, "t1");
 	CHECK_STR_EQ(s.cfg.netns, "blue");
-	CHECK_EQ(s.gro, 1);
-	CHECK(s.gro_timeout_set);
-	CHECK_EQ(s.gro_timeout_ns, 16);
+	CHECK(given(&s, "gro", &v));
+	CHECK_EQ(v, 1);
+	CHECK(given(&s, "gro_flush_timeout", &v));
+	CHECK_EQ(v, 16);
+	CHECK(!given(&s, "gso_max_size", &v));
 
 	CHECK_OK(voff_port_spec_parse(&s, "packet:eth0,gro=off,"
 					  "gso_max_size=65536,gso_max_segs=64,"
 					  "gro_max_size=010"));
 	CHECK_EQ(s.cfg.kind, VOFF_PORT_PACKET);
 	CHECK_EQ(s.cfg.flags, 0);
-	CHECK_EQ(s.gro, 0);
-	CHECK_EQ(s.limits[VOFF_LIMIT_GSO_MAX_SIZE], 65536);
-	CHECK_EQ(s.limits[VOFF_LIMIT_GSO_MAX_SEGS], 64);
-	CHECK_EQ(s.limits[VOFF_LIMIT_GRO_MAX_SIZE], 8);
-	CHECK_EQ(s.limits[VOFF_LIMIT_MTU], 0);
+	CHECK(given(&s, "gro", &v));
+	CHECK_EQ(v, 0);
+	CHECK(given(&s, "gso_max_size", &v));
+	CHECK_EQ(v, 65536);
+	CHECK(given(&s, "gso_max_segs", &v));
+	CHECK_EQ(v, 64);
+	CHECK(given(&s, "gro_max_size", &v));
+	CHECK_EQ(v, 8);
+	/* 0 is a value like any other, not "leave alone". */
+	CHECK_OK(voff_port_spec_parse(&s, "tap:z,gro_max_size=0"));
+	CHECK(given(&s, "gro_max_size", &v));
+	CHECK_EQ(v, 0);
 
 	/* napi= sets or clears the port flag, TAP and TUN only. */
 	CHECK_OK(voff_port_spec_parse(&s, "tap:t2,napi=on"));
 	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP | VOFF_PORT_F_NAPI);
+	CHECK(given(&s, "napi", &v));
+	CHECK_EQ(v, 1);
 	CHECK_OK(voff_port_spec_parse(&s, "tun:t3@x,napi=on,napi=off"));
 	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP);
 

@@ -129,22 +129,50 @@ static void t_limits(void)
 	CHECK_EQ(pi.limits.gso_max_segs, 8);
 	CHECK_EQ(pi.gro_flush_timeout_ns, 20000);
 	r = ctl(sw, "limits p1", &err);
-	CHECK(strstr(r, "gso_max_size: 16000\ngso_max_segs: 8\n"));
-	CHECK(strstr(r, "gro_flush_timeout: 20000\n"));
+	CHECK_STR_EQ(r, "Limits for p1:\ngso_max_size: 16000\n"
+			"gso_max_segs: 8\ngro_max_size: 65536\n"
+			"gro_flush_timeout: 20000\ngro: off\nnapi: off\n"
+			"device mtu: 0\ndevice gso_max_size: 0\n"
+			"device gso_max_segs: 0\n");
 	r = ctl(sw, "-j limits p1", &err);
-	CHECK(starts(r, "{\"port\":\"p1\",\"gso_max_size\":16000,"
-			  "\"gso_max_segs\":8,"));
+	CHECK_STR_EQ(r, "{\"port\":\"p1\",\"gso_max_size\":16000,"
+			"\"gso_max_segs\":8,\"gro_max_size\":65536,"
+			"\"gro_flush_timeout\":20000,\"gro\":false,"
+			"\"napi\":false,\"device\":{\"mtu\":0,"
+			"\"gso_max_size\":0,\"gso_max_segs\":0}}\n");
 	/* A bad pair changes nothing, even after a good one. */
 	r = ctl(sw, "limits p1 gso_max_segs 4 mtu 9000", &err);
 	CHECK_EQ(err, -EINVAL);
-	CHECK(starts(r, "error: unknown limit 'mtu'"));
+	CHECK_STR_EQ(r, "error: unknown setting 'mtu' (settings: "
+			"gso_max_size, gso_max_segs, gro_max_size, "
+			"gro_flush_timeout, gro, napi)\n");
 	CHECK_OK(voff_switch_port_info(sw, 1, &pi));
 	CHECK_EQ(pi.limits.gso_max_segs, 8);
 	r = ctl(sw, "limits p1 gso_max_segs -1", &err);
-	CHECK_STR_EQ(r, "error: bad value '-1'\n");
+	CHECK_STR_EQ(r, "error: gso_max_segs: expected a number "
+			"(1..65535 segments), not '-1'\n");
 	r = ctl(sw, "limits p1 gso_max_size 5", &err);
 	CHECK_EQ(err, -ERANGE);
-	CHECK_STR_EQ(r, "error: gso_max_size: value out of range\n");
+	CHECK_STR_EQ(r, "error: gso_max_size: 5 is out of range "
+			"(193..65536 bytes)\n");
+	/* Above what GRO can build: refused, with the range. */
+	r = ctl(sw, "limits p1 gro_max_size 70000", &err);
+	CHECK_EQ(err, -ERANGE);
+	CHECK_STR_EQ(r, "error: gro_max_size: 70000 is out of range "
+			"(0..65536 bytes)\n");
+	CHECK_OK(voff_switch_port_info(sw, 1, &pi));
+	CHECK_EQ(pi.limits.gro_max_size, 65536);
+	r = ctl(sw, "limits p1 napi on", &err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_STR_EQ(r, "error: napi: taken only when the port is opened "
+			"(a port spec option)\n");
+	r = ctl(sw, "limits p1 gro maybe", &err);
+	CHECK_STR_EQ(r, "error: gro: expected on or off\n");
+	r = ctl(sw, "limits p1 gro on gro_max_size 30000", &err);
+	CHECK_OK(err);
+	CHECK_OK(voff_switch_port_info(sw, 1, &pi));
+	CHECK(pi.gro);
+	CHECK_EQ(pi.limits.gro_max_size, 30000);
 	r = ctl(sw, "-j limits p1 gso_max_size", &err);
 	CHECK_STR_EQ(r, "{\"error\":\"limits: NAME VALUE pairs expected\"}\n");
 	voff_switch_free(sw);
