@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_spec.c - libFuzzer target for port specs (voff_port_spec_parse(),
- * switch_ctl.c), the text `voff switch --port` and `voff ctl ports add`
+ * port_spec.c), the text `voff switch --port` and `voff ctl ports add`
  * take from the command line or from a control client
  *
  * The input, cut at its first NUL, is parsed; nothing is opened.

@@ -358,6 +358,16 @@ int voff_switch_setting_range(const struct voff_switch_setting *s, char *buf,
 			      size_t len);
 
 /**
+ * voff_switch_settings_print() - the table as help texts show it
+ * @f:		where to print
+ *
+ * Two lines per setting, in table order:
+ *   "  NAME=RANGE, default VALUE[; KIND and KIND only][, when the port
+ *   is opened]" and "      HELP".
+ */
+void voff_switch_settings_print(FILE *f);
+
+/**
  * voff_switch_set() - change one setting of a running port
  * @sw:		the switch
  * @id:		the port
@@ -441,13 +451,47 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 
-/* ---- control language (switch_ctl.c) ------------------------------------ */
-
-/* Longest control request, in bytes (the trailing newline not counted). */
-#define VOFF_SWITCH_CTL_MAX 1024
+/* ---- port specs (port_spec.c) ------------------------------------------- */
 
 /* Longest port spec, in bytes (the terminating NUL not counted). */
 #define VOFF_PORT_SPEC_MAX 255
+
+/**
+ * struct voff_port_spec_kind - one KIND of port spec
+ * @name:	the KIND word ("tap")
+ * @kind:	the port it opens
+ * @arg:	what its NAME is, as usage texts write it ("NAME", "IFNAME",
+ *		"FILE")
+ * @name_max:	longest NAME in bytes (15 for an interface, as the kernel's
+ *		IFNAMSIZ); 0 when only VOFF_PORT_SPEC_MAX bounds it
+ * @netns:	whether it takes NAME@NETNS
+ * @files:	whether its specs name files the switch opens or creates
+ *		(VOFF_SWITCH_CTL_DENY_FILES refuses them)
+ */
+struct voff_port_spec_kind {
+	const char *name;
+	enum voff_port_kind kind;
+	const char *arg;
+	unsigned int name_max;
+	bool netns;
+	bool files;
+};
+
+/**
+ * voff_port_spec_kind_at() - the kinds of port specs, in table order
+ * (tap, tun, packet, pcap)
+ * Return: the @i-th kind (static), or NULL past the last one.
+ */
+const struct voff_port_spec_kind *voff_port_spec_kind_at(unsigned int i);
+
+/**
+ * voff_port_spec_kind_usage() - how a spec of kind @k is written, for
+ * usage texts: "tap:NAME[@NETNS]", "pcap:FILE[,sink=FILE]" (the settings,
+ * which every kind takes unless a setting says otherwise, left out)
+ * Return: the length the full text needs (as snprintf).
+ */
+int voff_port_spec_kind_usage(const struct voff_port_spec_kind *k,
+			      char *buf, size_t len);
 
 /**
  * struct voff_port_spec - a port spec taken apart by voff_port_spec_parse()
@@ -469,7 +513,7 @@ struct voff_port_spec {
 	struct voff_port_cfg cfg;
 	uint32_t given;
 	uint64_t value[VOFF_SWITCH_SETTINGS_MAX];
-	char err[128];
+	char err[256];
 	char buf[VOFF_PORT_SPEC_MAX + 1];
 };
 
@@ -496,6 +540,21 @@ struct voff_port_spec {
 int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
 
 /**
+ * voff_switch_add_parsed() - open the port of a parsed spec and add it
+ * @sw:		the switch
+ * @spec:	a spec voff_port_spec_parse() accepted (borrowed)
+ * @id:		optional: receives the port id
+ *
+ * As voff_switch_add_spec(), for a caller that parsed the spec first (to
+ * report its errors, or to look at it before opening anything).
+ *
+ * Return: as voff_switch_add_spec().
+ */
+int voff_switch_add_parsed(struct voff_switch *sw,
+			   const struct voff_port_spec *spec,
+			   unsigned int *id);
+
+/**
  * voff_switch_add_spec() - open a port from a spec and add it
  * @sw:		the switch
  * @spec:	KIND:NAME[@NETNS][,OPTION=VALUE...] with KIND tap, tun or
@@ -513,6 +572,11 @@ int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
  */
 int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
 			 unsigned int *id);
+
+/* ---- control language (switch_ctl.c) ------------------------------------ */
+
+/* Longest control request, in bytes (the trailing newline not counted). */
+#define VOFF_SWITCH_CTL_MAX 1024
 
 /**
  * voff_switch_ctl() - run one control request

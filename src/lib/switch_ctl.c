@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * switch_ctl.c - the switch's control language: port specs
- * ("tap:NAME@NS,gro=on") and the one-line requests `voff ctl` sends
- * ("features tap0 tso off"), answered as text or JSON
+ * switch_ctl.c - the switch's control language: the one-line requests
+ * `voff ctl` sends ("features tap0 tso off"), answered as text or JSON
+ * (port specs, which `ports add` takes, are port_spec.c's)
  *
  * Requests are untrusted bytes from a socket: they are copied into a fixed
  * buffer, refused when too long or not printable, and split into a bounded
@@ -24,176 +24,6 @@
 #include "switch_int.h"
 
 #define MAX_WORDS 32
-
-/* ---- port specs ---------------------------------------------------------- */
-
-/* The index of a setting in the table, or -1. */
-static int setting_index(const char *name)
-{
-	const struct voff_switch_setting *set;
-
-	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++)
-		if (!strcmp(set->name, name))
-			return (int)i;
-	return -1;
-}
-
-/* "key=value" options after the first comma. */
-static int spec_option(struct voff_port_spec *s, char *opt)
-{
-	const struct voff_switch_setting *set;
-	char *val = strchr(opt, '=');
-	uint64_t v;
-	int i;
-
-	if (!val)
-		return -EINVAL;
-	*val++ = '\0';
-	if (!strcmp(opt, "sink")) {
-		if (s->cfg.kind != VOFF_PORT_PCAP || !*val)
-			return -EINVAL;
-		s->cfg.sink = val;
-		return 0;
-	}
-	i = setting_index(opt);
-	set = voff_switch_setting_at((unsigned int)i);
-	if (i < 0 || !(set->kinds & (1u << s->cfg.kind)) ||
-	    voff_switch_setting_parse(set, val, &v, s->err, sizeof(s->err)))
-		return -EINVAL;
-	s->given |= 1u << i;
-	s->value[i] = v;
-	voff__switch_setting_open(set, v, &s->cfg);
-	return 0;
-}
-
-/* A namespace name is one component of /var/run/netns, nothing more. */
-static bool netns_ok(const char *ns)
-{
-	return *ns && strlen(ns) < 64 && !strchr(ns, '/') &&
-	       strcmp(ns, ".") && strcmp(ns, "..");
-}
-
-int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
-{
-	static const struct {
-		const char *prefix;
-		enum voff_port_kind kind;
-	} kinds[] = {
-		{ "tap:", VOFF_PORT_TAP },
-		{ "tun:", VOFF_PORT_TUN },
-		{ "packet:", VOFF_PORT_PACKET },
-		{ "pcap:", VOFF_PORT_PCAP },
-	};
-	char *p, *opt, *at;
-	size_t i, n;
-
-	if (!s || !text)
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	n = strnlen(text, sizeof(s->buf));
-	if (n >= sizeof(s->buf))
-		return -EINVAL;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strncmp(text, kinds[i].prefix, strlen(kinds[i].prefix)))
-			break;
-	if (i == sizeof(kinds) / sizeof(kinds[0]))
-		return -EINVAL;
-	memcpy(s->buf, text + strlen(kinds[i].prefix),
-	       n - strlen(kinds[i].prefix) + 1);
-	s->cfg.kind = kinds[i].kind;
-	p = s->buf;
-	opt = strchr(p, ',');
-	if (opt)
-		*opt++ = '\0';
-	at = s->cfg.kind == VOFF_PORT_PCAP ? NULL : strchr(p, '@');
-	if (at) {
-		*at++ = '\0';
-		if (!netns_ok(at))
-			return -EINVAL;
-		s->cfg.netns = at;
-	}
-	if (!*p)
-		return -EINVAL;
-	s->cfg.name = p;
-	while (opt) {
-		char *next = strchr(opt, ',');
-		int err;
-
-		if (next)
-			*next++ = '\0';
-		err = spec_option(s, opt);
-		if (err)
-			return err;
-		opt = next;
-	}
-	s->cfg.want = VOFF_PORT_OFF_CSUM | VOFF_PORT_OFF_TSO4 |
-		      VOFF_PORT_OFF_TSO6 | VOFF_PORT_OFF_TSO_ECN |
-		      VOFF_PORT_OFF_USO4 | VOFF_PORT_OFF_USO6;
-	if (s->cfg.kind == VOFF_PORT_TAP || s->cfg.kind == VOFF_PORT_TUN)
-		s->cfg.flags |= VOFF_PORT_F_UP;
-	return 0;
-}
-
-/* Apply a spec's run-time settings to port @id, in table order. */
-static int spec_apply(struct voff_switch *sw, unsigned int id,
-		      const struct voff_port_spec *s)
-{
-	const struct voff_switch_setting *set;
-	int err;
-
-	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
-		if (!(s->given & (1u << i)) ||
-		    !(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
-			continue;
-		err = voff_switch_set(sw, id, set->name, s->value[i]);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* Open and add the port of a parsed spec; nothing stays on failure. */
-static int add_parsed(struct voff_switch *sw, const struct voff_port_spec *s,
-		      unsigned int *id)
-{
-	struct voff_port *port;
-	unsigned int nid;
-	int err;
-
-	/* A name in use fails before a device is made. */
-	if (voff_switch_find(sw, s->cfg.name) >= 0)
-		return -EEXIST;
-	err = voff_port_open(&port, &s->cfg);
-	if (err)
-		return err;
-	err = voff_switch_add(sw, port, s->cfg.name, &nid);
-	if (err) {
-		voff_port_close(port);
-		return err;
-	}
-	err = spec_apply(sw, nid, s);
-	if (err) {
-		voff_switch_del(sw, nid);
-		return err;
-	}
-	if (id)
-		*id = nid;
-	return 0;
-}
-
-int voff_switch_add_spec(struct voff_switch *sw, const char *text,
-			 unsigned int *id)
-{
-	struct voff_port_spec s;
-	int err;
-
-	if (!sw || !text)
-		return -EINVAL;
-	err = voff_port_spec_parse(&s, text);
-	if (err)
-		return err;
-	return add_parsed(sw, &s, id);
-}
 
 /* ---- output helpers ------------------------------------------------------ */
 
@@ -219,7 +49,7 @@ static int fail(FILE *f, bool json, int err, const char *fmt, ...)
 
 static int fail(FILE *f, bool json, int err, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[640];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -282,8 +112,7 @@ static int ports_add(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 
 	err = voff_port_spec_parse(&s, text);
 	if (err)
-		return fail(f, json, err, "ports add: malformed spec '%s'",
-			    text);
+		return fail(f, json, err, "ports add: %s: %s", text, s.err);
 	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_ADD)) {
 		st->refused++;
 		return fail(f, json, -EPERM, "ports add: refused: this switch "
@@ -296,7 +125,7 @@ static int ports_add(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 			    "open files and are only taken from the command "
 			    "line");
 	}
-	err = add_parsed(sw, &s, NULL);
+	err = voff_switch_add_parsed(sw, &s, NULL);
 	if (err)
 		return fail(f, json, err, "ports add: %s",
 			    voff_strerror(err));

@@ -119,20 +119,20 @@ static uint64_t get_napi(const struct setting *s,
 static const struct setting table[] = {
 	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE,
 	    VOFF_TSO_LEGACY_MAX_SIZE, VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
-	    "largest super-packet the switch sends the port; propagated to "
-	    "the other TAP/TUN devices", RUNTIME, ALL_KINDS },
+	    "largest super-packet sent to the port (propagated)", RUNTIME,
+	    ALL_KINDS },
 	  VOFF_LIMIT_GSO_MAX_SIZE, set_limit, get_limit, NULL },
 	{ { "gso_max_segs", NUMBER, 1, VOFF_GSO_MAX_SEGS, VOFF_GSO_MAX_SEGS,
-	    "segments", "most segments of a super-packet the switch sends "
-	    "the port; propagated too", RUNTIME, ALL_KINDS },
+	    "segments", "most segments of a super-packet sent to the port",
+	    RUNTIME, ALL_KINDS },
 	  VOFF_LIMIT_GSO_MAX_SEGS, set_limit, get_limit, NULL },
 	{ { "gro_max_size", NUMBER, 0, VOFF_GSO_LEGACY_MAX_SIZE,
 	    VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
-	    "GRO on the port builds IP datagrams below this size (0: none)",
+	    "GRO builds IP datagrams below this (0: merges nothing)",
 	    RUNTIME, ALL_KINDS },
 	  VOFF_LIMIT_GRO_MAX_SIZE, set_limit, get_limit, NULL },
 	{ { "gro_flush_timeout", NUMBER, 0, GRO_TIMEOUT_MAX, 0, "ns",
-	    "how long GRO may hold a flow (0: until the end of the step)",
+	    "how long GRO may hold a flow (0: to the end of a step)",
 	    RUNTIME, ALL_KINDS },
 	  0, set_gro_timeout, get_gro_timeout, NULL },
 	{ { "gro", BOOL, 0, 1, 0, "",
@@ -140,9 +140,8 @@ static const struct setting table[] = {
 	    ALL_KINDS },
 	  0, set_gro, get_gro, NULL },
 	{ { "napi", BOOL, 0, 1, 0, "",
-	    "the device takes what the switch writes in its NAPI context "
-	    "(IFF_NAPI); only when the port is opened",
-	    0, KIND(VOFF_PORT_TAP) | KIND(VOFF_PORT_TUN) },
+	    "the device takes the switch's writes in NAPI (IFF_NAPI)", 0,
+	    KIND(VOFF_PORT_TAP) | KIND(VOFF_PORT_TUN) },
 	  0, NULL, get_napi, open_napi },
 };
 
@@ -289,4 +288,39 @@ void voff__switch_setting_open(const struct voff_switch_setting *s,
 
 	if (e && e->open)
 		e->open(cfg, value);
+}
+
+/* "; tap and tun only", "" for a setting of every kind. */
+static void print_kinds(FILE *f, unsigned int kinds)
+{
+	unsigned int n = 0, left;
+
+	if (kinds == ALL_KINDS)
+		return;
+	left = (unsigned int)__builtin_popcount(kinds);
+	fputs("; ", f);
+	for (int k = 0; k < VOFF_PORT__KIND_COUNT; k++) {
+		if (!(kinds & KIND(k)))
+			continue;
+		n++;
+		fprintf(f, "%s%s", n == 1 ? "" : n == left ? " and " : ", ",
+			voff_port_kind_name((enum voff_port_kind)k));
+	}
+	fputs(" only", f);
+}
+
+void voff_switch_settings_print(FILE *f)
+{
+	for (size_t i = 0; i < COUNT; i++) {
+		const struct voff_switch_setting *s = &table[i].pub;
+		char range[64], def[32];
+
+		voff_switch_setting_range(s, range, sizeof(range));
+		voff_switch_setting_format(s, s->def, def, sizeof(def));
+		fprintf(f, "  %s=%s, default %s", s->name, range, def);
+		print_kinds(f, s->kinds);
+		if (!(s->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
+			fputs(", when the port is opened", f);
+		fprintf(f, "\n      %s\n", s->help);
+	}
 }

@@ -43,20 +43,41 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* The kinds of SPEC from the library's table, wrapped at 76 columns. */
+static void usage_kinds(FILE *f)
+{
+	const struct voff_port_spec_kind *k;
+	size_t col = 12;
+	char buf[64];
+
+	fputs("SPEC: one of", f);
+	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++) {
+		size_t n = (size_t)voff_port_spec_kind_usage(k, buf,
+							     sizeof(buf));
+
+		if (col + n + 2 > 76) {
+			fputs(i ? ",\n     " : "\n     ", f);
+			col = 5;
+		} else if (i) {
+			fputc(',', f);
+			col++;
+		}
+		fprintf(f, " %s", buf);
+		col += n + 1;
+	}
+	fputs(";\nthen ,NAME=VALUE for each setting a port does not keep at "
+	      "its default:\n", f);
+	voff_switch_settings_print(f);
+}
+
 static void usage(FILE *f)
 {
+	fputs("usage: voff switch --port SPEC [--port SPEC ...]\n"
+	      "                   [--ctl PATH] [--no-propagate] [--daemon]\n"
+	      "                   [--drop-caps] [--seccomp]\n\n", f);
+	usage_kinds(f);
 	fprintf(f,
-		"usage: voff switch --port SPEC [--port SPEC ...]\n"
-		"                   [--ctl PATH] [--no-propagate] [--daemon]\n"
-		"                   [--drop-caps] [--seccomp]\n\n"
-		"SPEC: tap:NAME[@NETNS] | tun:NAME[@NETNS] | "
-		"packet:IFNAME[@NETNS] | pcap:FILE\n"
-		"      followed by ,OPTION=VALUE: gro=on|off, "
-		"gro_flush_timeout=NS,\n"
-		"      gso_max_size=N, gso_max_segs=N, gro_max_size=N, "
-		"napi=on|off (tap, tun),\n"
-		"      sink=FILE (pcap)\n"
-		"--ctl PATH      control socket (default %s)\n"
+		"\n--ctl PATH      control socket (default %s)\n"
 		"--no-propagate  leave the TAP/TUN devices' gso limits alone\n"
 		"--daemon        detach once the ports are up\n"
 		"--drop-caps     drop every capability once the ports are "
@@ -397,6 +418,24 @@ static int isolate(const char *const *specs, int n, bool drop, bool filter)
 	return 0;
 }
 
+/*
+ * A malformed spec is a usage error, told before anything is opened:
+ * "voff switch: --port tap:x,gro=maybe: gro: expected on or off".
+ */
+static int check_specs(const char *const *specs, int n)
+{
+	struct voff_port_spec ps;
+
+	for (int i = 0; i < n; i++) {
+		if (!voff_port_spec_parse(&ps, specs[i]))
+			continue;
+		fprintf(stderr, "voff switch: --port %s: %s\n", specs[i],
+			ps.err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Options that need a library this build lacks fail before anything. */
 static int check_build(bool drop, bool filter)
 {
@@ -472,6 +511,9 @@ int switch_main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	err = check_specs(specs, nspecs);
+	if (err)
+		return err;
 	err = check_build(drop, filter);
 	if (err)
 		return err;

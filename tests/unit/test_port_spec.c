@@ -96,43 +96,138 @@ static void t_accepted(void)
 	CHECK(s.cfg.name >= s.buf && s.cfg.name < s.buf + sizeof(s.buf));
 }
 
+/* Every class of refusal, with what the message says is wrong. */
 static void t_refused(void)
 {
-	static const char *const bad[] = {
-		"", "tap", "tap:", "bogus:x", "TAP:x", "tap:,gro=on",
-		"tap:x@", "tap:@ns", "tap:x@a/b", "tap:x@.", "tap:x@..",
-		"tap:x@0123456789012345678901234567890123456789012345678901234"
-		"567890123",
-		"tap:x,gro", "tap:x,gro=yes", "tap:x,gso_max_size=-1",
-		"tap:x,gso_max_size=+1", "tap:x,gso_max_size=4294967296",
-		"tap:x,gso_max_size=", "tap:x,mtu=1500", "tap:x,frob=1",
-		"tap:x,sink=/etc/passwd", "packet:x,sink=y",
-		"pcap:x,sink=", "tun:x,gro_flush_timeout=1e3",
-		"tap:x,gro_flush_timeout=4294967296000",
-		"tap:x,", "tap:x,,gro=on", "tap:x,napi=1", "tap:x,napi",
-		"packet:x,napi=on", "pcap:x,napi=off",
+	static const struct {
+		const char *spec, *err;
+	} bad[] = {
+		{ "", "expected KIND:NAME, not '' (kinds: tap, tun, packet, "
+		      "pcap)" },
+		{ "tap", "expected KIND:NAME, not 'tap' (kinds: tap, tun, "
+			 "packet, pcap)" },
+		{ "bogus:x", "unknown port kind 'bogus' (kinds: tap, tun, "
+			     "packet, pcap)" },
+		{ "TAP:x", "unknown port kind 'TAP' (kinds: tap, tun, packet, "
+			   "pcap)" },
+		{ "tap:", "no interface name after 'tap:'" },
+		{ "tap:,gro=on", "no interface name after 'tap:'" },
+		{ "pcap:", "no file name after 'pcap:'" },
+		{ "tap:x@", "no namespace after '@'" },
+		{ "tap:@ns", "no interface name after 'tap:'" },
+		{ "tap:x@a/b", "namespace 'a/b' is not a name under "
+			       "/var/run/netns" },
+		{ "tap:x@.", "namespace '.' is not a name under "
+			     "/var/run/netns" },
+		{ "tap:x@..", "namespace '..' is not a name under "
+			      "/var/run/netns" },
+		{ "tap:x@0123456789012345678901234567890123456789012345678901"
+		  "234567890123", "namespace too long (max 63 bytes)" },
+		{ "tap:0123456789abcdef", "interface name too long "
+					  "(max 15 bytes)" },
+		{ "packet:0123456789abcdef@ns", "interface name too long "
+						"(max 15 bytes)" },
+		{ "tap:x,gro", "option 'gro' without a value (gro=VALUE)" },
+		{ "tap:x,gro=yes", "gro: expected on or off" },
+		{ "tap:x1,gro=maybe", "gro: expected on or off" },
+		{ "tap:x,gso_max_size=-1", "gso_max_size: expected a number "
+					   "(193..65536 bytes), not '-1'" },
+		{ "tap:x,gso_max_size=+1", "gso_max_size: expected a number "
+					   "(193..65536 bytes), not '+1'" },
+		{ "tap:x,gso_max_size=4294967296", "gso_max_size: 4294967296 "
+						   "is out of range "
+						   "(193..65536 bytes)" },
+		{ "tap:x,gso_max_size=", "gso_max_size: expected a number "
+					 "(193..65536 bytes), not ''" },
+		{ "tap:x,gro_max_size=70000", "gro_max_size: 70000 is out of "
+					      "range (0..65536 bytes)" },
+		{ "tap:x,mtu=1500", "unknown option 'mtu' (options: "
+				    "gso_max_size, gso_max_segs, "
+				    "gro_max_size, gro_flush_timeout, gro, "
+				    "napi)" },
+		{ "tap:x,foo=1", "unknown option 'foo' (options: "
+				 "gso_max_size, gso_max_segs, gro_max_size, "
+				 "gro_flush_timeout, gro, napi)" },
+		{ "pcap:x,foo=1", "unknown option 'foo' (options: "
+				  "gso_max_size, gso_max_segs, gro_max_size, "
+				  "gro_flush_timeout, gro, sink)" },
+		{ "tap:x,sink=/etc/passwd", "unknown option 'sink' (options: "
+					    "gso_max_size, gso_max_segs, "
+					    "gro_max_size, "
+					    "gro_flush_timeout, gro, napi)" },
+		{ "packet:x,sink=y", "unknown option 'sink' (options: "
+				     "gso_max_size, gso_max_segs, "
+				     "gro_max_size, gro_flush_timeout, "
+				     "gro)" },
+		{ "pcap:x,sink=", "sink: no file name" },
+		{ "tun:x,gro_flush_timeout=1e3", "gro_flush_timeout: expected "
+						 "a number (0..4294967295000 "
+						 "ns), not '1e3'" },
+		{ "tap:x,gro_flush_timeout=4294967296000",
+		  "gro_flush_timeout: 4294967296000 is out of range "
+		  "(0..4294967295000 ns)" },
+		{ "tap:x,", "empty option" },
+		{ "tap:x,,gro=on", "empty option" },
+		{ "tap:x,napi=1", "napi: expected on or off" },
+		{ "tap:x,napi", "option 'napi' without a value (napi=VALUE)" },
+		{ "packet:x,napi=on", "napi: not an option of packet ports" },
+		{ "pcap:x,napi=off", "napi: not an option of pcap ports" },
 	};
 	struct voff_port_spec s;
 	char longer[VOFF_PORT_SPEC_MAX + 2];
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK_MSG(voff_port_spec_parse(&s, bad[i]) == -EINVAL,
-			  "accepted '%s'", bad[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_MSG(voff_port_spec_parse(&s, bad[i].spec) == -EINVAL,
+			  "accepted '%s'", bad[i].spec);
+		CHECK_MSG(!strcmp(s.err, bad[i].err),
+			  "'%s': said '%s', want '%s'", bad[i].spec, s.err,
+			  bad[i].err);
+	}
 	CHECK_EQ(voff_port_spec_parse(NULL, "tap:x"), -EINVAL);
 	CHECK_EQ(voff_port_spec_parse(&s, NULL), -EINVAL);
+	CHECK_STR_EQ(s.err, "no spec");
+	/* 15 bytes of interface name fit, 16 do not (above). */
+	CHECK_OK(voff_port_spec_parse(&s, "tap:0123456789abcde"));
 	/* The longest spec fits; one byte more does not. */
 	memset(longer, 'n', sizeof(longer));
-	memcpy(longer, "tap:", 4);
+	memcpy(longer, "pcap:", 5);
 	longer[VOFF_PORT_SPEC_MAX] = '\0';
 	CHECK_OK(voff_port_spec_parse(&s, longer));
-	CHECK_EQ(strlen(s.cfg.name), VOFF_PORT_SPEC_MAX - 4);
+	CHECK_EQ(strlen(s.cfg.name), VOFF_PORT_SPEC_MAX - 5);
 	longer[VOFF_PORT_SPEC_MAX] = 'n';
 	longer[VOFF_PORT_SPEC_MAX + 1] = '\0';
 	CHECK_EQ(voff_port_spec_parse(&s, longer), -EINVAL);
+	CHECK_STR_EQ(s.err, "spec too long (max 255 bytes)");
 	/* 63 bytes of namespace are one component, 64 are too many. */
 	CHECK_OK(voff_port_spec_parse(&s, "tap:x@012345678901234567890123456"
 					  "789012345678901234567890123456789"
 					  "012"));
+}
+
+/* The table of kinds and how usage texts write each. */
+static void t_kinds(void)
+{
+	static const char *const want[] = {
+		"tap:NAME[@NETNS]", "tun:NAME[@NETNS]",
+		"packet:IFNAME[@NETNS]", "pcap:FILE[,sink=FILE]",
+	};
+	const struct voff_port_spec_kind *k;
+	char buf[64];
+	unsigned int i;
+
+	for (i = 0; (k = voff_port_spec_kind_at(i)); i++) {
+		CHECK_LT(i, 4);
+		CHECK_EQ(voff_port_spec_kind_usage(k, buf, sizeof(buf)),
+			 (int)strlen(want[i]));
+		CHECK_STR_EQ(buf, want[i]);
+		CHECK_EQ(k->files, k->kind == VOFF_PORT_PCAP);
+		CHECK_EQ(k->netns, k->kind != VOFF_PORT_PCAP);
+	}
+	CHECK_EQ(i, 4);
+	/* A short buffer is cut, and the length needed still reported. */
+	k = voff_port_spec_kind_at(3);
+	CHECK_EQ(voff_port_spec_kind_usage(k, buf, 8), 21);
+	CHECK_STR_EQ(buf, "pcap:FI");
 }
 
 static struct voff_switch *sw_new(void)
@@ -182,7 +277,8 @@ static void t_policy(void)
 			"and are only taken from the command line\n");
 	r = serve(sw, &st, "ports add tap:x@a/b", &err);
 	CHECK_EQ(err, -EINVAL);
-	CHECK_STR_EQ(r, "error: ports add: malformed spec 'tap:x@a/b'\n");
+	CHECK_STR_EQ(r, "error: ports add: tap:x@a/b: namespace 'a/b' is not "
+			"a name under /var/run/netns\n");
 	st.deny |= VOFF_SWITCH_CTL_DENY_ADD;
 	r = serve(sw, &st, "-j ports add tap:x", &err);
 	CHECK_EQ(err, -EPERM);
@@ -206,4 +302,4 @@ static void t_policy(void)
 }
 
 CHECK_MAIN(CHECK_TEST(t_accepted), CHECK_TEST(t_refused),
-	   CHECK_TEST(t_policy))
+	   CHECK_TEST(t_kinds), CHECK_TEST(t_policy))
