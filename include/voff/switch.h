@@ -167,11 +167,16 @@ struct voff_switch_port_info {
  * struct voff_switch_fdb_entry - one learned MAC address
  * @mac:	the address
  * @port:	the port id it was last seen on
+ * @vlan:	the VID of the outer 802.1Q/802.1ad tag of the frame it was
+ *		last learned from, -1 for an untagged frame (the table learns
+ *		by MAC only: the same address seen in two VLANs is one entry,
+ *		with the VLAN seen last)
  * @age_ns:	time since it was last seen
  */
 struct voff_switch_fdb_entry {
 	uint8_t mac[6];
 	unsigned int port;
+	int vlan;
 	uint64_t age_ns;
 };
 
@@ -608,21 +613,48 @@ int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 #define VOFF_SWITCH_CTL_DENY_ADD (1u << 1)
 
 /**
+ * struct voff_switch_ctl_counter - a counter a server keeps itself
+ * @name:	its name in the `server` reply (a JSON key)
+ * @value:	its value, kept up to date by the server's owner
+ */
+struct voff_switch_ctl_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/**
  * struct voff_switch_ctl_state - policy and counters of one control server
  * @deny:	VOFF_SWITCH_CTL_DENY_* bits, set by the server's owner
  * @requests:	requests run (refused ones included)
  * @failed:	requests answered with an error
  * @refused:	requests refused by @deny
- * @refused_peers: connections the server refused before reading a request
- *		(it counts them itself: the library never sees them)
+ * @extra:	optional: @n_extra counters the owner keeps about what the
+ *		library never sees (`voff switch` counts the connections it
+ *		refused before reading a request, "refused_peers"); `server`
+ *		shows them after @refused.  Read only by the library.
+ * @n_extra:	entries of @extra
  */
 struct voff_switch_ctl_state {
 	unsigned int deny;
 	uint64_t requests;
 	uint64_t failed;
 	uint64_t refused;
-	uint64_t refused_peers;
+	const struct voff_switch_ctl_counter *extra;
+	unsigned int n_extra;
 };
+
+/**
+ * voff_switch_ctl_help() - print what `help` answers
+ * @f:		where to print
+ * @st:		the server's state: its policy decides which port kinds
+ *		`ports add` offers (none under VOFF_SWITCH_CTL_DENY_ADD, no
+ *		pcap: under VOFF_SWITCH_CTL_DENY_FILES); NULL for
+ *		voff_switch_ctl(), which has no `server` command either
+ *
+ * The text is made from the table of commands, the table of port kinds
+ * and the table of settings, so a client can print it without asking.
+ */
+void voff_switch_ctl_help(FILE *f, const struct voff_switch_ctl_state *st);
 
 /**
  * voff_switch_ctl_serve() - run one control request under a server policy

@@ -114,7 +114,6 @@ int voff_port_spec_kind_usage(const struct voff_port_spec_kind *pub,
 			      char *buf, size_t len)
 {
 	const struct kind *k = kind_entry(pub);
-	size_t off;
 	int n;
 
 	if (!k)
@@ -122,7 +121,8 @@ int voff_port_spec_kind_usage(const struct voff_port_spec_kind *pub,
 	n = snprintf(buf, len, "%s:%s%s", k->pub.name, k->pub.arg,
 		     k->pub.netns ? "[@NETNS]" : "");
 	for (const struct kind_opt *o = k->opts; o->name; o++) {
-		off = (size_t)n < len ? (size_t)n : len;
+		size_t off = (size_t)n < len ? (size_t)n : len;
+
 		n += snprintf(buf + off, len - off, "[,%s=%s]", o->name,
 			      o->arg);
 	}

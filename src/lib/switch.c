@@ -526,6 +526,15 @@ static unsigned int flood_set(struct voff_switch *sw, unsigned int in_id)
 	return n;
 }
 
+/* The VID of a frame's outer 802.1Q/802.1ad tag, or VOFF__FDB_NO_VLAN. */
+static uint16_t frame_vlan(const struct voff_pkt *pkt, const uint8_t *d)
+{
+	if (pkt->len < 18 || !((d[12] == 0x81 && d[13] == 0x00) ||
+			       (d[12] == 0x88 && d[13] == 0xA8)))
+		return VOFF__FDB_NO_VLAN;
+	return (uint16_t)((d[14] & 0x0F) << 8 | d[15]);
+}
+
 /* Ownership: consumes @pkt. */
 static void forward(struct voff_switch *sw, unsigned int in_id,
 		    struct voff_pkt *pkt, uint64_t now)
@@ -543,7 +552,8 @@ static void forward(struct voff_switch *sw, unsigned int in_id,
 		return;
 	}
 	if (!(d[6] & 1))
-		voff__fdb_learn(&sw->fdb, d + 6, in_id, now);
+		voff__fdb_learn(&sw->fdb, d + 6, in_id, frame_vlan(pkt, d),
+				now);
 	dst = (d[0] & 1) ? -1 : voff__fdb_lookup(&sw->fdb, d, now);
 	if (dst >= 0 && dst < VOFF_SWITCH_MAX_PORTS && sw->p[dst].port &&
 	    !sw->p[dst].l3) {
@@ -811,13 +821,14 @@ struct fdb_walk {
 };
 
 static void fdb_one(void *arg, const uint8_t *mac, uint32_t port,
-		    uint64_t age_ns)
+		    uint16_t vlan, uint64_t age_ns)
 {
 	struct fdb_walk *w = arg;
 
 	if (w->n < w->cap) {
 		memcpy(w->out[w->n].mac, mac, 6);
 		w->out[w->n].port = port;
+		w->out[w->n].vlan = vlan == VOFF__FDB_NO_VLAN ? -1 : vlan;
 		w->out[w->n].age_ns = age_ns;
 	}
 	w->n++;

@@ -15,10 +15,14 @@
 /* Entries of one bucket: a set-associative table, no chains, no tombstones. */
 #define VOFF__FDB_WAYS 4
 
+/* The vlan of an entry learned from an untagged frame. */
+#define VOFF__FDB_NO_VLAN 0xFFFF
+
 struct voff__fdb_entry {
 	uint64_t key;		/* MAC in the low 48 bits; 0 = free */
 	uint64_t seen_ns;
 	uint32_t port;
+	uint16_t vlan;		/* VID of the frame last learned from */
 };
 
 /**
@@ -35,9 +39,13 @@ struct voff__fdb {
 
 int voff__fdb_init(struct voff__fdb *t, unsigned int size, uint64_t age_ns);
 void voff__fdb_fini(struct voff__fdb *t);
-/* Record @mac (6 bytes) as seen on @port at @now_ns. */
+/*
+ * Record @mac (6 bytes) as seen on @port at @now_ns, in a frame of VLAN
+ * @vlan (VOFF__FDB_NO_VLAN: untagged).  The table still learns by MAC only:
+ * the VLAN is what the entry was last learned with, for the listing.
+ */
 void voff__fdb_learn(struct voff__fdb *t, const uint8_t *mac, uint32_t port,
-		     uint64_t now_ns);
+		     uint16_t vlan, uint64_t now_ns);
 /* The port of @mac, or -1 when unknown or aged out. */
 int voff__fdb_lookup(const struct voff__fdb *t, const uint8_t *mac,
 		     uint64_t now_ns);
@@ -46,7 +54,8 @@ void voff__fdb_flush_port(struct voff__fdb *t, uint32_t port);
 /* Visit live entries; Return: their number. */
 unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 			    void (*fn)(void *arg, const uint8_t *mac,
-				       uint32_t port, uint64_t age_ns),
+				       uint32_t port, uint16_t vlan,
+				       uint64_t age_ns),
 			    void *arg);
 
 /* ---- setters of switch.c, called by the settings table only ---------- */

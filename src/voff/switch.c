@@ -37,36 +37,31 @@
 
 static volatile sig_atomic_t stop;
 
+/*
+ * Connections refused for their user id never reach the library: counted
+ * here and shown by the `server` request (struct voff_switch_ctl_state).
+ */
+static struct voff_switch_ctl_counter refused_peers = { "refused_peers", 0 };
+
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
 }
 
-/* The kinds of SPEC from the library's table, wrapped at 76 columns. */
-static void usage_kinds(FILE *f)
+/* SPEC and its settings, from the library's tables. */
+static void usage_spec(FILE *f)
 {
 	const struct voff_port_spec_kind *k;
-	size_t col = 12;
 	char buf[64];
 
-	fputs("SPEC: one of", f);
+	fputs("SPEC: one of\n", f);
 	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++) {
-		size_t n = (size_t)voff_port_spec_kind_usage(k, buf,
-							     sizeof(buf));
-
-		if (col + n + 2 > 76) {
-			fputs(i ? ",\n     " : "\n     ", f);
-			col = 5;
-		} else if (i) {
-			fputc(',', f);
-			col++;
-		}
-		fprintf(f, " %s", buf);
-		col += n + 1;
+		voff_port_spec_kind_usage(k, buf, sizeof(buf));
+		fprintf(f, "  %s\n", buf);
 	}
-	fputs(";\nthen ,NAME=VALUE for each setting a port does not keep at "
-	      "its default:\n", f);
+	fputs("followed by ,NAME=VALUE for each setting not left at its "
+	      "default:\n", f);
 	voff_switch_settings_print(f);
 }
 
@@ -75,7 +70,7 @@ static void usage(FILE *f)
 	fputs("usage: voff switch --port SPEC [--port SPEC ...]\n"
 	      "                   [--ctl PATH] [--no-propagate] [--daemon]\n"
 	      "                   [--drop-caps] [--seccomp]\n\n", f);
-	usage_kinds(f);
+	usage_spec(f);
 	fprintf(f,
 		"\n--ctl PATH      control socket (default %s)\n"
 		"--no-propagate  leave the TAP/TUN devices' gso limits alone\n"
@@ -223,7 +218,7 @@ static void conn_answer(struct voff_switch *sw,
 		return;
 	}
 	if (!peer_ok(c->fd, &uid)) {
-		st->refused_peers++;
+		refused_peers.value++;
 		fprintf(f, "error: permission denied: uid %ld is not the "
 			"switch's owner (uid %ld)\n", (long)(int)uid,
 			(long)geteuid());
@@ -467,6 +462,8 @@ int switch_main(int argc, char **argv)
 	struct voff_switch_config cfg = { 0 };
 	struct voff_switch_ctl_state st = {
 		.deny = VOFF_SWITCH_CTL_DENY_FILES,
+		.extra = &refused_peers,
+		.n_extra = 1,
 	};
 	const char *specs[MAX_SPECS], *ctl = VOFF_CTL_DEFAULT;
 	struct sigaction sa = { .sa_handler = on_signal };

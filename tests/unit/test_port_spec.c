@@ -248,7 +248,7 @@ static const char *serve(struct voff_switch *sw,
 			 struct voff_switch_ctl_state *st, const char *req,
 			 int *err)
 {
-	static char reply[4096];
+	static char reply[8192];
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -262,12 +262,30 @@ static const char *serve(struct voff_switch *sw,
 	return reply;
 }
 
+static const char *ctl_req(struct voff_switch *sw, const char *req,
+			   int *err)
+{
+	static char reply[8192];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK(f != NULL);
+	*err = voff_switch_ctl(sw, req, strlen(req), f);
+	fclose(f);
+	CHECK_LT(len, sizeof(reply));
+	memcpy(reply, out, len + 1);
+	free(out);
+	return reply;
+}
+
 static void t_policy(void)
 {
 	struct voff_switch *sw = sw_new();
 	struct voff_switch_ctl_state st = {
 		.deny = VOFF_SWITCH_CTL_DENY_FILES,
 	};
+	struct voff_switch_ctl_counter peers = { "refused_peers", 0 };
 	const char *r;
 	int err;
 
@@ -284,17 +302,42 @@ static void t_policy(void)
 	CHECK_EQ(err, -EPERM);
 	CHECK_STR_EQ(r, "{\"error\":\"ports add: refused: this switch "
 			"dropped the privileges to open ports\"}\n");
-	st.refused_peers = 3;
+	/* The owner's own counters are shown after the library's. */
 	r = serve(sw, &st, "server", &err);
 	CHECK_OK(err);
 	CHECK_STR_EQ(r, "requests       4\nfailed         3\n"
+			"refused        2\n"
+			"deny_add       true\ndeny_files     true\n");
+	peers.value = 3;
+	st.extra = &peers;
+	st.n_extra = 1;
+	r = serve(sw, &st, "server", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "requests       5\nfailed         3\n"
 			"refused        2\nrefused_peers  3\n"
 			"deny_add       true\ndeny_files     true\n");
 	r = serve(sw, &st, "-j server", &err);
 	CHECK_OK(err);
-	CHECK_STR_EQ(r, "{\"requests\":5,\"failed\":3,\"refused\":2,"
+	CHECK_STR_EQ(r, "{\"requests\":6,\"failed\":3,\"refused\":2,"
 			"\"refused_peers\":3,\"deny_add\":true,"
 			"\"deny_files\":true}\n");
+	/* Help offers only the kinds this server takes. */
+	st.deny = VOFF_SWITCH_CTL_DENY_FILES;
+	r = serve(sw, &st, "help", &err);
+	CHECK_OK(err);
+	CHECK(strstr(r, "\nSPEC: one of\n  tap:NAME[@NETNS]\n"
+			"  tun:NAME[@NETNS]\n  packet:IFNAME[@NETNS]\n"
+			"followed by"));
+	CHECK(!strstr(r, "pcap"));
+	CHECK(strstr(r, "\nserver "));
+	st.deny = VOFF_SWITCH_CTL_DENY_FILES | VOFF_SWITCH_CTL_DENY_ADD;
+	r = serve(sw, &st, "help", &err);
+	CHECK(strstr(r, "\nSPEC: none; this switch dropped the privileges "
+			"to open ports\n"));
+	CHECK(!strstr(r, "tap:NAME"));
+	r = ctl_req(sw, "help", &err);
+	CHECK(strstr(r, "  pcap:FILE[,sink=FILE]\n"));
+	CHECK(!strstr(r, "\nserver "));
 	/* Without a server, `server` is no command. */
 	CHECK_EQ(voff_switch_ctl(sw, "server", 6, stderr), -EINVAL);
 	CHECK_EQ(voff_switch_ctl_serve(sw, NULL, "help", 4, stderr), -EINVAL);

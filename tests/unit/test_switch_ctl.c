@@ -28,6 +28,8 @@ static struct voff_switch *sw_new(void)
 	CHECK_OK(voff_switch_new(&sw, &c));
 	pc.tx_off = VOFF_PORT_OFF_TCP;
 	CHECK_OK(voff_port_mem_pair(&p[0], &p[1], &pc));
+	/* p1 as if in a namespace: ports must tell it from p0. */
+	pc.netns = "blue";
 	CHECK_OK(voff_port_mem_pair(&p[2], &p[3], &pc));
 	CHECK_OK(voff_switch_add(sw, p[0], "p0", NULL));
 	CHECK_OK(voff_switch_add(sw, p[2], "p1", NULL));
@@ -56,28 +58,120 @@ static const char *ctl(struct voff_switch *sw, const char *req, int *err)
 static void t_ports(void)
 {
 	struct voff_switch *sw = sw_new();
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	struct voff_port *a, *b;
 	const char *r;
 	int err;
 
+	/* A header row; the namespace tells the two ifindex 0 apart. */
 	r = ctl(sw, "ports\n", &err);
 	CHECK_OK(err);
-	CHECK(strstr(r, "p0 ") && strstr(r, "p1 "));
-	CHECK(strstr(r, " mem "));
+	CHECK_STR_EQ(r, "ID  NAME             KIND   NETNS        IFINDEX GRO "
+			"STATE  RX-OFFLOADS                      TX-OFFLOADS\n"
+			"0   p0               mem    -            0       off "
+			"ok     -                                "
+			"csum,tso4,tso6,tso_ecn\n"
+			"1   p1               mem    blue         0       off "
+			"ok     -                                "
+			"csum,tso4,tso6,tso_ecn\n");
 	r = ctl(sw, "-j ports", &err);
 	CHECK_OK(err);
-	CHECK(starts(r, "[{\"id\":0,\"name\":\"p0\",\"kind\":\"mem\""));
+	CHECK_STR_EQ(r, "[{\"id\":0,\"name\":\"p0\",\"kind\":\"mem\","
+			"\"netns\":null,\"ifindex\":0,\"gro\":false,"
+			"\"failed\":false,\"rx_offloads\":\"-\","
+			"\"tx_offloads\":\"csum,tso4,tso6,tso_ecn\"},"
+			"{\"id\":1,\"name\":\"p1\",\"kind\":\"mem\","
+			"\"netns\":\"blue\",\"ifindex\":0,\"gro\":false,"
+			"\"failed\":false,\"rx_offloads\":\"-\","
+			"\"tx_offloads\":\"csum,tso4,tso6,tso_ecn\"}]\n");
 	r = ctl(sw, "ports del p1", &err);
 	CHECK_OK(err);
+	CHECK_STR_EQ(r, "");
 	CHECK_EQ(voff_switch_find(sw, "p1"), -ENOENT);
 	r = ctl(sw, "ports del p1", &err);
 	CHECK_EQ(err, -ENOENT);
 	CHECK_STR_EQ(r, "error: no port 'p1'\n");
 	r = ctl(sw, "ports add bogus:x", &err);
 	CHECK_EQ(err, -EINVAL);
-	CHECK(starts(r, "error: ports add: "));
+	CHECK_STR_EQ(r, "error: ports add: bogus:x: unknown port kind 'bogus' "
+			"(kinds: tap, tun, packet, pcap)\n");
 	r = ctl(sw, "ports frob", &err);
 	CHECK_STR_EQ(r, "error: unknown ports subcommand 'frob'\n");
+	r = ctl(sw, "ports add", &err);
+	CHECK_STR_EQ(r, "error: usage: ports add SPEC\n");
+	r = ctl(sw, "ports del a b", &err);
+	CHECK_STR_EQ(r, "error: usage: ports del PORT\n");
+
+	/* A PORT is a name, or the id ports shows; a name wins. */
+	CHECK_OK(voff_port_mem_pair(&a, &b, &pc));
+	voff_port_close(b);
+	/* Id 1, named "0". */
+	CHECK_OK(voff_switch_add(sw, a, "0", NULL));
+	r = ctl(sw, "stats 1", &err);
+	CHECK_OK(err);
+	CHECK(starts(r, "0:\n"));
+	r = ctl(sw, "ports del 0", &err);
+	CHECK_OK(err);
+	CHECK_EQ(voff_switch_find(sw, "0"), -ENOENT);
+	CHECK_EQ(voff_switch_find(sw, "p0"), 0);
+	r = ctl(sw, "ports del 0", &err);
+	CHECK_OK(err);
+	CHECK_EQ(voff_switch_find(sw, "p0"), -ENOENT);
+	r = ctl(sw, "ports del 0", &err);
+	CHECK_STR_EQ(r, "error: no port '0'\n");
+	r = ctl(sw, "ports del 64", &err);
+	CHECK_STR_EQ(r, "error: no port '64'\n");
+	r = ctl(sw, "features 0000000000000000000001", &err);
+	CHECK_EQ(err, -ENOENT);
 	voff_switch_free(sw);
+}
+
+/* Learned addresses with the VLAN of their frame, ages in seconds. */
+static void t_fdb(void)
+{
+	static const uint8_t tagged[64] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x01,
+		0x81, 0x00, 0x00, 0x2a, 0x08, 0x06,
+	};
+	static const uint8_t plain[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x02,
+		0x08, 0x06,
+	};
+	static const char j1[] = "{\"mac\":\"02:00:00:00:00:01\","
+				 "\"port\":\"p0\",\"vlan\":42,\"age\":0}";
+	static const char j2[] = "{\"mac\":\"02:00:00:00:00:02\","
+				 "\"port\":\"p1\",\"vlan\":null,\"age\":0}";
+	struct voff_switch_config c = { .pool_size = 16 };
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	struct voff_port *p[4];
+	struct voff_switch *sw;
+	const char *r;
+	int err;
+
+	CHECK_OK(voff_switch_new(&sw, &c));
+	pc.flags = VOFF_PORT_F_NO_VNET;
+	CHECK_OK(voff_port_mem_pair(&p[0], &p[1], &pc));
+	CHECK_OK(voff_port_mem_pair(&p[2], &p[3], &pc));
+	CHECK_OK(voff_switch_add(sw, p[0], "p0", NULL));
+	CHECK_OK(voff_switch_add(sw, p[2], "p1", NULL));
+	r = ctl(sw, "fdb", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "MAC               PORT             VLAN AGE\n");
+	CHECK_OK(voff_port_mem_inject(p[0], tagged, sizeof(tagged)));
+	CHECK_OK(voff_port_mem_inject(p[2], plain, sizeof(plain)));
+	CHECK_EQ(voff_switch_poll(sw, 0), 2);
+	r = ctl(sw, "fdb", &err);
+	CHECK(starts(r, "MAC               PORT             VLAN AGE\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:01 p0               42   0\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    0\n"));
+	r = ctl(sw, "-j fdb", &err);
+	CHECK(strstr(r, j1) && strstr(r, j2));
+	/* [A,B] in the table's order, nothing else. */
+	CHECK_EQ(strlen(r), 1 + strlen(j1) + 1 + strlen(j2) + 2);
+	CHECK(starts(r, "[{") && !strcmp(r + strlen(r) - 3, "}]\n"));
+	voff_switch_free(sw);
+	voff_port_close(p[1]);
+	voff_port_close(p[3]);
 }
 
 static void t_features(void)
@@ -193,14 +287,21 @@ static void t_stats_fdb_misc(void)
 	CHECK(starts(r, "[{\"port\":\"p0\",\"rx_packets\":0,"));
 	CHECK(strstr(r, "},{\"port\":\"p1\""));
 	CHECK(strstr(r, "\"drop_no_egress\":0"));
-	r = ctl(sw, "fdb", &err);
-	CHECK_OK(err);
-	CHECK_STR_EQ(r, "");
 	r = ctl(sw, "-j fdb", &err);
 	CHECK_STR_EQ(r, "[]\n");
+	r = ctl(sw, "fdb x", &err);
+	CHECK_STR_EQ(r, "error: usage: fdb\n");
+	r = ctl(sw, "stats p0 p1", &err);
+	CHECK_STR_EQ(r, "error: usage: stats [PORT]\n");
 	r = ctl(sw, "help", &err);
 	CHECK_OK(err);
-	CHECK(strstr(r, "features PORT"));
+	CHECK(starts(r, "ports                            list the ports\n"
+			"ports add SPEC                   open and add a port "
+			"(SPEC below)\n"));
+	CHECK(strstr(r, "\nfeatures PORT [NAME on|off ...]  show or set "));
+	CHECK(strstr(r, "\nsettings (limits PORT NAME VALUE, or ,NAME=VALUE "
+			"in a SPEC):\n  gso_max_size=193..65536 bytes, "
+			"default 65536\n"));
 	r = ctl(sw, "", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: empty request (try help)\n");
@@ -219,5 +320,5 @@ static void t_stats_fdb_misc(void)
 	voff_switch_free(sw);
 }
 
-CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_features), CHECK_TEST(t_limits),
-	   CHECK_TEST(t_stats_fdb_misc))
+CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_fdb), CHECK_TEST(t_features),
+	   CHECK_TEST(t_limits), CHECK_TEST(t_stats_fdb_misc))
