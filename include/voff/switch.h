@@ -36,8 +36,9 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size) which the switch holds the port to as an egress, over what
- * voff_port_egress() reports.  With limit propagation on (the default),
+ * gro_max_size; with gro_flush_timeout and gro, the port's settings:
+ * voff_switch_set()) which the switch holds the port to as an egress,
+ * over what voff_port_egress() reports.  With limit propagation on (the default),
  * the gso_max_size and gso_max_segs set on each TAP or TUN device are the
  * minimum of what the *other* ports take, recomputed whenever a port is
  * added or removed or a limit changes: senders behind a TAP then never
@@ -593,14 +594,18 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
  *		  features PORT [NAME on|off ...]
  *		  limits PORT [NAME VALUE ...]
  *		  stats [PORT] | fdb | help
+ *		(voff_switch_ctl_help() prints them); a PORT is a port's
+ *		name or its id, a name winning over an id
  * @len:	bytes of @req (at most VOFF_SWITCH_CTL_MAX, newline aside)
  * @out:	the reply is written here: text as `ethtool -k` / `ip -s`
- *		print it, or one JSON value; on error "error: MESSAGE" (with
- *		-j: {"error":"MESSAGE"})
+ *		print it (lists with a header row), or one JSON value; on
+ *		error "error: MESSAGE" (with -j: {"error":"MESSAGE"})
  *
- * Changes apply at once.  A limits request has its names and numbers
- * checked before anything is set; values are then set in order and the
- * first one out of range stops it (the earlier ones stay set).
+ * Changes apply at once.  `limits` shows and sets the settings of the
+ * table (voff_switch_setting_at()); a request that sets some has every
+ * name and value checked, ranges included, before anything is set; they
+ * are then set in order and the first failure stops it (the earlier ones
+ * stay set).
  *
  * Return: 0, or the negative errno of the failure (the reply says why).
  */

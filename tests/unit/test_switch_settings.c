@@ -241,5 +241,59 @@ static void t_gro_max_size_keeps_held(void)
 	rig_close(&r);
 }
 
-CHECK_MAIN(CHECK_TEST(t_table), CHECK_TEST(t_parse), CHECK_TEST(t_set_get),
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * voff(1) lists the settings between two comment lines: each as ".TP",
+ * ".B NAME", then a line starting "RANGE, default VALUE" (the form
+ * voff_switch_settings_print() uses too).  Both lists
+ * must say the same, in the same order, so neither can drift.
+ */
+static void t_man_page(void)
+{
+	const char *data = getenv("VOFF_DATA");
+	const struct voff_switch_setting *s;
+	char path[4096], line[512], want[128], range[64], def[32];
+	unsigned int i = 0;
+	bool in = false, tp = false;
+	FILE *f;
+
+	if (!data)
+		CHECK_SKIP("VOFF_DATA not set: no source tree");
+	snprintf(path, sizeof(path), "%s/../../man/voff.1", data);
+	f = fopen(path, "r");
+	CHECK_MSG(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		bool entry = tp && starts(line, ".B ");
+
+		tp = starts(line, ".TP");
+		if (starts(line, ".\\\" settings: begin"))
+			in = true;
+		if (in && starts(line, ".\\\" settings: end"))
+			break;
+		if (!in || !entry)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		s = voff_switch_setting_at(i++);
+		CHECK_MSG(s != NULL, "man page lists '%s', the table does not",
+			  line + 3);
+		CHECK_STR_EQ(line + 3, s->name);
+		voff_switch_setting_range(s, range, sizeof(range));
+		voff_switch_setting_format(s, s->def, def, sizeof(def));
+		snprintf(want, sizeof(want), "%s, default %s", range, def);
+		CHECK(fgets(line, sizeof(line), f) != NULL);
+		CHECK_MSG(!strncmp(line, want, strlen(want)),
+			  "%s: man page says '%.*s', the table '%s'", s->name,
+			  (int)strcspn(line, "\n"), line, want);
+	}
+	fclose(f);
+	CHECK_MSG(in, "no settings list in %s", path);
+	CHECK_MSG(voff_switch_setting_at(i) == NULL,
+		  "the man page lacks '%s'", voff_switch_setting_at(i)->name);
+}
+
+CHECK_MAIN(CHECK_TEST(t_table), CHECK_TEST(t_man_page), CHECK_TEST(t_parse), CHECK_TEST(t_set_get),
 	   CHECK_TEST(t_gro_max_size_keeps_held))
