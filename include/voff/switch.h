@@ -149,6 +149,7 @@ struct voff_switch_stats {
  * @dev_limits:	what the port's device reports (voff_port_info().limits)
  * @gro:	GRO runs on this ingress
  * @gro_flush_timeout_ns: its gro_flush_timeout (0: flush every step)
+ * @rx_budget:	the most frames one step reads from the port
  * @failed:	receiving failed (the device went away): the port is no
  *		longer polled; remove it with voff_switch_del()
  */
@@ -161,6 +162,7 @@ struct voff_switch_port_info {
 	struct voff_limits dev_limits;
 	bool gro;
 	uint64_t gro_flush_timeout_ns;
+	unsigned int rx_budget;
 	bool failed;
 };
 

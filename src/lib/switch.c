@@ -44,6 +44,7 @@ struct sw_port {
 	uint32_t prop_size, prop_segs;	/* last values propagated */
 	struct voff_gro *gro;
 	uint64_t gro_timeout_ns;
+	unsigned int rx_budget;		/* frames one step reads at most */
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
 	struct voff_batch tx;
@@ -283,6 +284,7 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 	update_feat(p);
 	voff_limits_init(&p->lim);
 	update_lim(p);
+	p->rx_budget = VOFF_BATCH_MAX;
 	p->busy = p->fd < 0;
 	if (id)
 		*id = (unsigned int)(p - sw->p);
@@ -341,6 +343,7 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->dev_limits = out->info.limits;
 	out->gro = p->gro != NULL;
 	out->gro_flush_timeout_ns = p->gro_timeout_ns;
+	out->rx_budget = p->rx_budget;
 	out->failed = p->failed;
 	return 0;
 }
@@ -579,35 +582,35 @@ static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
 }
 
 /*
- * One receive batch of port @id: through its GRO engine a burst at a time
- * (voff_gro_receive_burst() stops after a frame it hands back, which goes
- * after what the engine flushed before it: earlier segments of its flow).
+ * The @n frames @pkts of one receive batch of port @id: through its GRO
+ * engine a burst at a time (voff_gro_receive_burst() stops after a frame
+ * it hands back, which goes after what the engine flushed before it:
+ * earlier segments of its flow).
  */
 static void ingress(struct voff_switch *sw, unsigned int id,
-		    struct voff_batch *rx, uint64_t now)
+		    struct voff_pkt **pkts, unsigned int n, uint64_t now)
 {
 	struct sw_port *p = &sw->p[id];
 	unsigned int k = 0;
 
 	if (!p->gro) {
-		for (k = 0; k < rx->n; k++)
-			forward(sw, id, rx->pkts[k], now);
+		for (k = 0; k < n; k++)
+			forward(sw, id, pkts[k], now);
 		return;
 	}
-	while (k < rx->n) {
-		int r = voff_gro_receive_burst(p->gro, rx->pkts + k,
-					       rx->n - k, now);
+	while (k < n) {
+		int r = voff_gro_receive_burst(p->gro, pkts + k, n - k, now);
 
 		if (r < 0) {
 			/* Not reached: the batch holds no NULL packet. */
-			while (k < rx->n)
-				voff_pkt_free(rx->pkts[k++]);
+			while (k < n)
+				voff_pkt_free(pkts[k++]);
 			break;
 		}
 		k += (unsigned int)r;
 		drain_gro(sw, id, now);
-		if (k < rx->n)
-			forward(sw, id, rx->pkts[k++], now);
+		if (k < n)
+			forward(sw, id, pkts[k++], now);
 	}
 }
 
@@ -626,11 +629,18 @@ static int step(struct voff_switch *sw)
 
 	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
 		struct sw_port *p = &sw->p[i];
+		unsigned int first;
 		int n;
 
 		if (!p->port || p->failed)
 			continue;
+		/*
+		 * voff_port_rx() reads into the batch's free room: starting
+		 * the batch rx_budget slots short of full bounds the read.
+		 */
 		voff_batch_init(&rx);
+		first = VOFF_BATCH_MAX - p->rx_budget;
+		rx.n = first;
 		n = voff_port_rx(p->port, sw->pool, &rx);
 		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
 			/*
@@ -641,7 +651,7 @@ static int step(struct voff_switch *sw)
 			if (p->fd >= 0)
 				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
 		}
-		ingress(sw, i, &rx, now);
+		ingress(sw, i, rx.pkts + first, rx.n - first, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
 			drain_gro(sw, i, now);
 		p->busy = p->fd < 0 && n > 0;
@@ -799,6 +809,17 @@ int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 	if (p->gro)
 		voff_gro_set_max_size(p->gro, gro_max_datagram(p));
 	propagate(sw);
+	return 0;
+}
+
+int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
+			       unsigned int frames)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	p->rx_budget = frames;
 	return 0;
 }
 

@@ -72,6 +72,10 @@ int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
 				 uint64_t ns);
 
+/* The most frames one step reads from port @id; Return: 0 or -ENOENT. */
+int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
+			       unsigned int frames);
+
 /*
  * Put a setting taken at open (no VOFF_SWITCH_SETTING_F_RUNTIME) into the
  * configuration a port is opened with; settings of the other kind are

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <voff/gro.h>
+#include <voff/pkt.h>
 #include <voff/switch.h>
 
 #include "switch_int.h"
@@ -96,6 +97,20 @@ static uint64_t get_gro(const struct setting *s,
 	return pi->gro;
 }
 
+static int set_rx_budget(const struct setting *s, struct voff_switch *sw,
+			 unsigned int id, uint64_t v)
+{
+	(void)s;
+	return voff__switch_set_rx_budget(sw, id, (unsigned int)v);
+}
+
+static uint64_t get_rx_budget(const struct setting *s,
+			      const struct voff_switch_port_info *pi)
+{
+	(void)s;
+	return pi->rx_budget;
+}
+
 /* IFF_NAPI is a flag of TUNSETIFF: a device has it from its creation. */
 static void open_napi(struct voff_port_cfg *cfg, uint64_t v)
 {
@@ -143,6 +158,10 @@ static const struct setting table[] = {
 	    "the device takes the switch's writes in NAPI (IFF_NAPI)", 0,
 	    KIND(VOFF_PORT_TAP) | KIND(VOFF_PORT_TUN) },
 	  0, NULL, get_napi, open_napi },
+	{ { "rx_budget", NUMBER, 1, VOFF_BATCH_MAX, VOFF_BATCH_MAX, "frames",
+	    "most frames read from the port in one step", RUNTIME,
+	    ALL_KINDS },
+	  0, set_rx_budget, get_rx_budget, NULL },
 };
 
 #define COUNT (sizeof(table) / sizeof(table[0]))

@@ -295,5 +295,48 @@ static void t_man_page(void)
 		  "the man page lacks '%s'", voff_switch_setting_at(i)->name);
 }
 
-CHECK_MAIN(CHECK_TEST(t_table), CHECK_TEST(t_man_page), CHECK_TEST(t_parse), CHECK_TEST(t_set_get),
+/* A 64-byte frame from host 0 to host 1, numbered @i in its payload. */
+static void send_plain(struct rig *r, unsigned int i)
+{
+	uint8_t buf[64] = { 0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01,
+			    0x88, 0xb5 };
+	struct voff_batch b;
+	struct voff_pkt *p;
+
+	buf[14] = (uint8_t)i;
+	CHECK_OK(voff_pkt_alloc(r->pool, &p));
+	CHECK_OK(voff_pkt_set_data(p, buf, sizeof(buf)));
+	voff_batch_init(&b);
+	CHECK_OK(voff_batch_add(&b, p));
+	CHECK_EQ(voff_port_tx(r->host[0], &b), 1);
+}
+
+/* rx_budget bounds the frames one step reads from a port, in order. */
+static void t_rx_budget(void)
+{
+	struct voff_batch b;
+	struct rig r;
+	uint64_t v;
+
+	rig_open(&r);
+	CHECK_OK(voff_switch_get(r.sw, 0, "rx_budget", &v));
+	CHECK_EQ(v, VOFF_BATCH_MAX);
+	CHECK_EQ(voff_switch_set(r.sw, 0, "rx_budget", 0), -ERANGE);
+	CHECK_EQ(voff_switch_set(r.sw, 0, "rx_budget", VOFF_BATCH_MAX + 1),
+		 -ERANGE);
+	CHECK_OK(voff_switch_set(r.sw, 0, "rx_budget", 3));
+	for (unsigned int i = 0; i < 10; i++)
+		send_plain(&r, i);
+	CHECK_EQ(voff_switch_poll(r.sw, 0), 3);
+	CHECK_EQ(voff_switch_poll(r.sw, 0), 3);
+	CHECK_OK(voff_switch_set(r.sw, 0, "rx_budget", VOFF_BATCH_MAX));
+	CHECK_EQ(voff_switch_poll(r.sw, 0), 4);
+	CHECK_EQ(recv_n(&r, &b), 10);
+	for (unsigned int i = 0; i < 10; i++)
+		CHECK_EQ(voff_pkt_data(b.pkts[i])[14], i);
+	voff_batch_free(&b);
+	rig_close(&r);
+}
+
+CHECK_MAIN(CHECK_TEST(t_table), CHECK_TEST(t_rx_budget), CHECK_TEST(t_man_page), CHECK_TEST(t_parse), CHECK_TEST(t_set_get),
 	   CHECK_TEST(t_gro_max_size_keeps_held))
