@@ -14,20 +14,13 @@
 #   in-b.pcap -> [pcap port B]--/
 set -u
 
-voff=${VOFF:-voff}
 data=${VOFF_DATA:-$(cd "$(dirname "$0")/../data" && pwd)}
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-tmp=$(mktemp -d /tmp/voff-cli-$$.XXXXXX)
-ctl=$tmp/ctl
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+tag=cli
+# ok, bad, vctl, sw_start, $LIB_TMP and the cleanup; no namespace is made.
+# shellcheck source=tests/integ/lib_ns.sh
+. "$(dirname "$0")/lib_ns.sh"
+tmp=$LIB_TMP
 
 # expect STATUS MESSAGE CMD...: CMD exits STATUS and says MESSAGE (stderr).
 expect() {
@@ -72,12 +65,8 @@ else bad "switch --help: $("$voff" switch --help)"; fi
 # ---- a running switch ---------------------------------------------------
 cp "$data/sample.pcap" "$tmp/in-a.pcap"
 cp "$data/sample.pcap" "$tmp/in-b.pcap"
-"$voff" switch --ctl "$ctl" --port "pcap:$tmp/in-a.pcap,sink=$tmp/a.pcap" \
-	--port "pcap:$tmp/in-b.pcap,sink=$tmp/b.pcap" 2>"$tmp/switch.err" &
-pid=$!
-for _ in $(seq 50); do [ -S "$ctl" ] && break; sleep 0.1; done
-[ -S "$ctl" ] || { cat "$tmp/switch.err"; echo "FAIL - no control socket"; exit 1; }
-vctl() { "$voff" ctl --ctl "$ctl" "$@"; }
+sw_start --port "pcap:$tmp/in-a.pcap,sink=$tmp/a.pcap" \
+	--port "pcap:$tmp/in-b.pcap,sink=$tmp/b.pcap"
 requests() { vctl -j server | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])'; }
 
 # Client options are the client's: an unknown one never reaches the switch.
@@ -125,7 +114,5 @@ if "$voff" ctl --help | grep -q "^  gso_max_size=193..65536 bytes" &&
 	ok "ctl --help from the tables"
 else bad "ctl --help"; fi
 
-kill "$pid"
-wait "$pid"
-pid=
+if sw_stop; then ok "switch stopped cleanly"; else bad "switch exit status"; fi
 [ "$fails" -eq 0 ]

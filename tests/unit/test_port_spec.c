@@ -277,6 +277,7 @@ static struct voff_switch *sw_new(void)
 	return sw;
 }
 
+/* Run @req under @st (NULL: no server); the reply, the result in *@err. */
 static const char *serve(struct voff_switch *sw,
 			 struct voff_switch_ctl_state *st, const char *req,
 			 int *err)
@@ -287,24 +288,10 @@ static const char *serve(struct voff_switch *sw,
 	FILE *f = open_memstream(&out, &len);
 
 	CHECK(f != NULL);
-	*err = voff_switch_ctl_serve(sw, st, req, strlen(req), f);
-	fclose(f);
-	CHECK_LT(len, sizeof(reply));
-	memcpy(reply, out, len + 1);
-	free(out);
-	return reply;
-}
-
-static const char *ctl_req(struct voff_switch *sw, const char *req,
-			   int *err)
-{
-	static char reply[8192];
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	CHECK(f != NULL);
-	*err = voff_switch_ctl(sw, req, strlen(req), f);
+	if (st)
+		*err = voff_switch_ctl_serve(sw, st, req, strlen(req), f);
+	else
+		*err = voff_switch_ctl(sw, req, strlen(req), f);
 	fclose(f);
 	CHECK_LT(len, sizeof(reply));
 	memcpy(reply, out, len + 1);
@@ -368,7 +355,7 @@ static void t_policy(void)
 	CHECK(strstr(r, "\nSPEC: none; this switch dropped the privileges "
 			"to open ports\n"));
 	CHECK(!strstr(r, "tap:NAME"));
-	r = ctl_req(sw, "help", &err);
+	r = serve(sw, NULL, "help", &err);
 	CHECK(strstr(r, "  pcap:FILE[,sink=FILE]\n"));
 	CHECK(!strstr(r, "\nserver "));
 	/* Without a server, `server` is no command. */
