@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <voff/port.h>
 #include <voff/switch.h>
@@ -194,6 +195,13 @@ static void t_fdb(void)
 	/* [A,B] in the table's order, nothing else. */
 	CHECK_EQ(strlen(r), 1 + strlen(j1) + 1 + strlen(j2) + 2);
 	CHECK(starts(r, "[{") && !strcmp(r + strlen(r) - 3, "}]\n"));
+	/* Ages are whole seconds (they were milliseconds). */
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 },
+		  NULL);
+	r = ctl(sw, "fdb", &err);
+	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    1\n"));
+	r = ctl(sw, "-j fdb", &err);
+	CHECK(strstr(r, "\"vlan\":null,\"age\":1}"));
 	/* The host ends hold flooded frames of the switch's pool. */
 	voff_port_close(p[1]);
 	voff_port_close(p[3]);
