@@ -36,13 +36,13 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size; with gro_flush_timeout and gro, the port's settings:
- * voff_switch_set()) which the switch holds the port to as an egress,
- * over what voff_port_egress() reports.  With limit propagation on (the default),
- * the gso_max_size and gso_max_segs set on each TAP or TUN device are the
- * minimum of what the *other* ports take, recomputed whenever a port is
- * added or removed or a limit changes: senders behind a TAP then never
- * build a super-packet that must be resegmented.
+ * gro_max_size; with gro_flush_timeout, gro and rx_budget, the port's
+ * settings: voff_switch_set()) which the switch holds the port to as an
+ * egress, over what voff_port_egress() reports.  With limit propagation
+ * on (the default), the gso_max_size and gso_max_segs set on each TAP or
+ * TUN device are the minimum of what the *other* ports take, recomputed
+ * whenever a port is added or removed or a limit changes: senders behind
+ * a TAP then never build a super-packet that must be resegmented.
  *
  * Memory: everything is allocated when the switch, a port or a GRO engine
  * is created; the data path never calls malloc.  Context: one thread; the
@@ -534,11 +534,12 @@ struct voff_port_spec {
  * Pure text work: no device, file or namespace is looked at, so any bytes
  * are safe to pass (this is the parser a fuzzer drives).  A NETNS is one
  * path component: it is refused when it contains '/', is "." or "..", or
- * is longer than 63 bytes; so is an empty NAME or NETNS, an unknown KIND
- * or option, an option the kind does not take (sink= is pcap's only,
- * napi= tap's and tun's), and a value its setting does not take
- * (voff_switch_setting_parse()).  An option given twice takes its last
- * value.
+ * is longer than 63 bytes; so is an empty NAME or NETNS, a NAME longer
+ * than its kind takes (@name_max of struct voff_port_spec_kind), an
+ * unknown KIND or option, an option the kind does not take (sink= is
+ * pcap's only, napi= tap's and tun's), and a value its setting does not
+ * take (voff_switch_setting_parse()).  An option given twice takes its
+ * last value.
  *
  * Return: 0, or -EINVAL for a malformed spec (also for NULL arguments and
  * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec->err says

@@ -44,7 +44,7 @@ struct sw_port {
 	uint32_t prop_size, prop_segs;	/* last values propagated */
 	struct voff_gro *gro;
 	uint64_t gro_timeout_ns;
-	unsigned int rx_budget;		/* frames one step reads at most */
+	unsigned int rx_budget;		/* frames a step reads at most */
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
 	struct voff_batch tx;
