@@ -150,9 +150,8 @@ _voff_spec()
 
 	help=$("$bin" switch --help 2>/dev/null | sed -n '/^SPEC:/,/^-/p')
 	if [[ $cur != *:* ]]; then
-		mapfile -t found < <(grep '^SPEC:' <<<"$help" |
-			grep -o '[a-z][a-z]*:[A-Z]')
-		for w in "${found[@]}"; do words+=("${w%?}"); done
+		mapfile -t found < <(grep -o '^  [a-z][a-z]*:[A-Z]' <<<"$help")
+		for w in "${found[@]}"; do w=${w#  }; words+=("${w%?}"); done
 	elif [[ $cur == *,* ]]; then
 		opt=${cur##*,}
 		mapfile -t found < <(grep -v '^SPEC:' <<<"$help" |
@@ -239,13 +238,15 @@ _voff_ctl()
 
 	shift 3
 	[[ -n $ctlopt ]] && ctl=(--ctl "$ctlopt")
-	help=$("$bin" ctl --help 2>/dev/null | awk '/^  [a-z]/ {
-		n = split($0, seg, / [|] /)
-		for (i = 1; i <= n; i++) {
-			split(seg[i], w, " ")
+	# One command a line after "COMMAND:", its help after two spaces.
+	help=$("$bin" ctl --help 2>/dev/null | awk '
+		/^COMMAND:/ { on = 1; next }
+		on && /^$/ { exit }
+		on {
+			sub(/  .*/, "")
+			split($0, w, " ")
 			print w[1], (w[2] ~ /^[a-z]+$/ ? w[2] : "")
-		}
-	}')
+		}')
 	if [[ $# -eq 0 ]]; then
 		mapfile -t words < <(awk '{ print $1 }' <<<"$help" | sort -u)
 	else
@@ -272,9 +273,12 @@ _voff_ctl()
 			fi
 			;;
 		limits*)
-			(($# % 2 == 0)) && mapfile -t words < <(_voff_between \
-				"$(_voff_flat "$bin" ctl --help)" "limits PORT" ")" |
-				grep -x '[a-z_]*')
+			# The settings `voff ctl --help` lists, those taken
+			# at open left out.
+			(($# % 2 == 0)) && mapfile -t words < <("$bin" ctl \
+				--help 2>/dev/null |
+				grep -v 'when the port is opened' |
+				sed -n 's/^  \([a-z_]*\)=.*/\1/p')
 			;;
 		esac
 	fi

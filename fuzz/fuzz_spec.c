@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_spec.c - libFuzzer target for port specs (voff_port_spec_parse(),
- * switch_ctl.c), the text `voff switch --port` and `voff ctl ports add`
+ * port_spec.c), the text `voff switch --port` and `voff ctl ports add`
  * take from the command line or from a control client
  *
  * The input, cut at its first NUL, is parsed; nothing is opened.
  * Properties on every accepted spec: the name is non-empty and lies in the
  * spec's own buffer; a namespace is one path component (no '/', not "."
  * or "..", under 64 bytes) and never comes with a pcap port; a sink comes
- * only with a pcap port, napi only with a TAP or TUN port; and the spec printed back in canonical form
- * parses to the same values (the parser neither loses nor invents).
+ * only with a pcap port, napi only with a TAP or TUN port; every setting
+ * given is one of the port's kind, within its range; and the spec printed
+ * back in canonical form parses to the same values (the parser neither
+ * loses nor invents).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@ static bool in_buf(const struct voff_port_spec *s, const char *p)
 /* Print @s back as a spec; Return: false when it does not fit. */
 static bool canon(const struct voff_port_spec *s, char *out, size_t cap)
 {
+	const struct voff_switch_setting *set;
 	FILE *f = fmemopen(out, cap, "w");
 	bool ok;
 
@@ -63,18 +66,14 @@ static bool canon(const struct voff_port_spec *s, char *out, size_t cap)
 		fprintf(f, "@%s", s->cfg.netns);
 	if (s->cfg.sink)
 		fprintf(f, ",sink=%s", s->cfg.sink);
-	if (s->gro >= 0)
-		fprintf(f, ",gro=%s", s->gro ? "on" : "off");
-	if (s->cfg.flags & VOFF_PORT_F_NAPI)
-		fprintf(f, ",napi=on");
-	if (s->gro_timeout_set)
-		fprintf(f, ",gro_flush_timeout=%llu",
-			(unsigned long long)s->gro_timeout_ns);
-	for (int w = 0; w < VOFF_LIMIT__COUNT; w++)
-		if (s->limits[w])
-			fprintf(f, ",%s=%u",
-				voff_limit_name((enum voff_limit)w),
-				s->limits[w]);
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		char val[32];
+
+		if (!(s->given & (1u << i)))
+			continue;
+		voff_switch_setting_format(set, s->value[i], val, sizeof(val));
+		fprintf(f, ",%s=%s", set->name, val);
+	}
 	fputc('\0', f);
 	ok = !ferror(f) && ftell(f) < (long)cap;
 	fclose(f);
@@ -98,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (voff_port_spec_parse(&s, text))
 		return 0;
 	die_if(!s.cfg.name || !*s.cfg.name || !in_buf(&s, s.cfg.name));
-	die_if(s.gro < -1 || s.gro > 1);
+	die_if(s.err[0]);
 	if (s.cfg.netns) {
 		die_if(!in_buf(&s, s.cfg.netns) || !*s.cfg.netns);
 		die_if(strchr(s.cfg.netns, '/') || strlen(s.cfg.netns) >= 64);
@@ -112,21 +111,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s.cfg.flags & VOFF_PORT_F_NAPI)
 		die_if(s.cfg.kind != VOFF_PORT_TAP &&
 		       s.cfg.kind != VOFF_PORT_TUN);
-	for (int w = 0; w < VOFF_LIMIT__COUNT; w++)
-		die_if(s.limits[w] && w != VOFF_LIMIT_GSO_MAX_SIZE &&
-		       w != VOFF_LIMIT_GSO_MAX_SEGS &&
-		       w != VOFF_LIMIT_GRO_MAX_SIZE);
+	for (unsigned int i = 0; i < VOFF_SWITCH_SETTINGS_MAX; i++) {
+		const struct voff_switch_setting *set;
+
+		if (!(s.given & (1u << i)))
+			continue;
+		/* Only settings of the port's kind, within their range. */
+		set = voff_switch_setting_at(i);
+		die_if(!set || !(set->kinds & (1u << s.cfg.kind)));
+		die_if(s.value[i] < set->min || s.value[i] > set->max);
+	}
 
 	if (!canon(&s, again, sizeof(again)) || strlen(again) > 255)
 		return 0;
 	die_if(voff_port_spec_parse(&t, again) != 0);
-	die_if(t.cfg.kind != s.cfg.kind || t.gro != s.gro);
+	die_if(t.cfg.kind != s.cfg.kind || t.given != s.given);
 	die_if(strcmp(t.cfg.name, s.cfg.name));
 	die_if(!same_str(t.cfg.netns, s.cfg.netns));
 	die_if(!same_str(t.cfg.sink, s.cfg.sink));
-	die_if(t.gro_timeout_set != s.gro_timeout_set ||
-	       t.gro_timeout_ns != s.gro_timeout_ns);
-	die_if(memcmp(t.limits, s.limits, sizeof(s.limits)));
+	die_if(memcmp(t.value, s.value, sizeof(s.value)));
 	die_if(t.cfg.want != s.cfg.want || t.cfg.flags != s.cfg.flags);
 	return 0;
 }

@@ -291,6 +291,24 @@ bool voff_gro_next_deadline(const struct voff_gro *gro, uint64_t *out_ns);
  */
 void voff_gro_set_flush_timeout(struct voff_gro *gro, uint64_t ns);
 
+/**
+ * voff_gro_set_max_size() - change the largest merged datagram at run time
+ * @gro:	the engine
+ * @max_size:	as @max_size of struct voff_gro_config: the largest merged
+ *		IP datagram in bytes, 0 = 65535, at most VOFF_GRO_MAX_DATAGRAM
+ *
+ * As the kernel's gro_max_size, the value bounds only merges to come: a
+ * flow already held is neither cut nor flushed here, even when it is
+ * larger than the new value.  The next segment of such a flow finds no
+ * room, so the flow is flushed as it is and that segment becomes the head
+ * of a new one; a flush (voff_gro_flush()) delivers it as it is too.
+ * Nothing is allocated, freed or flushed by this call.
+ *
+ * Return: 0, or -EINVAL for a NULL @gro or a @max_size above
+ * VOFF_GRO_MAX_DATAGRAM (the engine is then unchanged).
+ */
+int voff_gro_set_max_size(struct voff_gro *gro, unsigned int max_size);
+
 /** voff_gro_stats() - copy the engine's counters into @out */
 void voff_gro_stats(const struct voff_gro *gro, struct voff_gro_stats *out);
 

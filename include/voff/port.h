@@ -158,6 +158,10 @@ struct voff_port_cfg {
  * @io_uring:	TAP/TUN: frames move in io_uring batches (built with
  *		liburing, the kernel allows it, VOFF_PORT_F_NO_URING not
  *		given); false: one read() or write() per frame
+ * @netns:	the namespace named at open (struct voff_port_cfg), "" for
+ *		the caller's: two ports of one name and ifindex in different
+ *		namespaces differ here
+ * @flags:	the VOFF_PORT_F_* flags the port was opened with
  */
 struct voff_port_info {
 	enum voff_port_kind kind;
@@ -173,6 +177,8 @@ struct voff_port_info {
 	struct voff_limits limits;
 	uint32_t tx_max_len;
 	bool io_uring;
+	char netns[64];
+	unsigned int flags;
 };
 
 /**

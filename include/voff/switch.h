@@ -36,12 +36,13 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size) which the switch holds the port to as an egress, over what
- * voff_port_egress() reports.  With limit propagation on (the default),
- * the gso_max_size and gso_max_segs set on each TAP or TUN device are the
- * minimum of what the *other* ports take, recomputed whenever a port is
- * added or removed or a limit changes: senders behind a TAP then never
- * build a super-packet that must be resegmented.
+ * gro_max_size; with gro_flush_timeout, gro and rx_budget, the port's
+ * settings: voff_switch_set()) which the switch holds the port to as an
+ * egress, over what voff_port_egress() reports.  With limit propagation
+ * on (the default), the gso_max_size and gso_max_segs set on each TAP or
+ * TUN device are the minimum of what the *other* ports take, recomputed
+ * whenever a port is added or removed or a limit changes: senders behind
+ * a TAP then never build a super-packet that must be resegmented.
  *
  * Memory: everything is allocated when the switch, a port or a GRO engine
  * is created; the data path never calls malloc.  Context: one thread; the
@@ -152,6 +153,7 @@ struct voff_switch_stats {
  * @dev_limits:	what the port's device reports (voff_port_info().limits)
  * @gro:	GRO runs on this ingress
  * @gro_flush_timeout_ns: its gro_flush_timeout (0: flush every step)
+ * @rx_budget:	the most frames one step reads from the port
  * @failed:	receiving failed (the device went away): the port is no
  *		longer polled; remove it with voff_switch_del()
  */
@@ -164,6 +166,7 @@ struct voff_switch_port_info {
 	struct voff_limits dev_limits;
 	bool gro;
 	uint64_t gro_flush_timeout_ns;
+	unsigned int rx_budget;
 	bool failed;
 };
 
@@ -171,11 +174,16 @@ struct voff_switch_port_info {
  * struct voff_switch_fdb_entry - one learned MAC address
  * @mac:	the address
  * @port:	the port id it was last seen on
+ * @vlan:	the VID of the outer 802.1Q/802.1ad tag of the frame it was
+ *		last learned from, -1 for an untagged frame (the table learns
+ *		by MAC only: the same address seen in two VLANs is one entry,
+ *		with the VLAN seen last)
  * @age_ns:	time since it was last seen
  */
 struct voff_switch_fdb_entry {
 	uint8_t mac[6];
 	unsigned int port;
+	int vlan;
 	uint64_t age_ns;
 };
 
@@ -262,28 +270,149 @@ int voff_switch_stats(const struct voff_switch *sw, unsigned int id,
 int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
 			     uint64_t mask, uint64_t on);
 
-/**
- * voff_switch_set_limit() - change one limit of a port
- * @which:	VOFF_LIMIT_GSO_MAX_SIZE, VOFF_LIMIT_GSO_MAX_SEGS or
- *		VOFF_LIMIT_GRO_MAX_SIZE (the rules of voff_limits_set())
- * @value:	the new value
- *
- * gso limits bound what the switch sends to the port and are propagated
- * to the other TAP/TUN ports; gro_max_size bounds what the port's GRO
- * engine builds (at most 65535 bytes of IP datagram).
- *
- * Return: 0, -ENOENT, -EINVAL/-ERANGE for a bad limit or value.
- */
-int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
-			  enum voff_limit which, uint32_t value);
+/* ---- per-port settings (switch_settings.c) ------------------------------ */
+
+/** enum voff_switch_setting_type - what a setting's value is */
+enum voff_switch_setting_type {
+	VOFF_SWITCH_SETTING_NUMBER = 0,	/* an unsigned integer */
+	VOFF_SWITCH_SETTING_BOOL,	/* 1 ("on") or 0 ("off") */
+};
+
+/* The setting can change on a running port (voff_switch_set()). */
+#define VOFF_SWITCH_SETTING_F_RUNTIME (1u << 0)
+
+/* Room for every setting in struct voff_port_spec. */
+#define VOFF_SWITCH_SETTINGS_MAX 32
 
 /**
- * voff_switch_set_gro_timeout() - the port's gro_flush_timeout
- * @ns:		0 flushes at the end of every step
- * Return: 0 or -ENOENT.
+ * struct voff_switch_setting - one per-port setting of the switch
+ * @name:	its name: the NAME of a spec's ,NAME=VALUE and of
+ *		`voff ctl limits PORT NAME VALUE`, and its JSON key
+ * @type:	enum voff_switch_setting_type
+ * @min:	smallest value (0 for a bool)
+ * @max:	largest value (1 for a bool)
+ * @def:	the value of a port that was not told otherwise
+ * @unit:	unit of a number ("bytes", "ns", ...), "" for a bool
+ * @help:	one line saying what it does
+ * @flags:	VOFF_SWITCH_SETTING_F_*; without F_RUNTIME the setting is
+ *		taken only when the port is opened (a spec option)
+ * @kinds:	the port kinds it applies to, one bit (1u << kind) per
+ *		enum voff_port_kind
+ *
+ * Every setting is declared once, in one table of the library; the port
+ * spec options, the control language and the help texts are derived
+ * from it.
  */
-int voff_switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
-				uint64_t ns);
+struct voff_switch_setting {
+	const char *name;
+	enum voff_switch_setting_type type;
+	uint64_t min;
+	uint64_t max;
+	uint64_t def;
+	const char *unit;
+	const char *help;
+	unsigned int flags;
+	unsigned int kinds;
+};
+
+/**
+ * voff_switch_setting_at() - the settings, in table order
+ * @i:		0, 1, 2, ...
+ *
+ * The order is stable within one library version and is the order of
+ * every listing (`voff ctl limits PORT`, help texts).
+ *
+ * Return: the @i-th setting (static), or NULL past the last one.
+ */
+const struct voff_switch_setting *voff_switch_setting_at(unsigned int i);
+
+/**
+ * voff_switch_setting_find() - a setting by name
+ * Return: the setting (static), or NULL for an unknown name.
+ */
+const struct voff_switch_setting *voff_switch_setting_find(const char *name);
+
+/**
+ * voff_switch_setting_parse() - read a value of setting @s from text
+ * @s:		the setting
+ * @text:	a number (decimal, 0x hex or 0 octal, no sign) or, for a
+ *		bool, "on" or "off"
+ * @value:	receives the value; untouched on failure
+ * @err:	optional: receives a one-line reason on failure, starting
+ *		with the setting's name ("gro_max_size: 70000 is out of range
+ *		(0..65536 bytes)", "gro: expected on or off"); always
+ *		NUL-terminated when @errlen > 0
+ * @errlen:	bytes of @err (0 with a NULL @err)
+ *
+ * Pure text work: no switch is needed.
+ *
+ * Return: 0, -EINVAL for text that is not a value of the setting's type,
+ * -ERANGE for a number outside @s->min .. @s->max.
+ */
+int voff_switch_setting_parse(const struct voff_switch_setting *s,
+			      const char *text, uint64_t *value, char *err,
+			      size_t errlen);
+
+/**
+ * voff_switch_setting_format() - a value as voff_switch_setting_parse()
+ * reads it back ("on", "off" or the decimal number)
+ * Return: the length the full text needs (as snprintf).
+ */
+int voff_switch_setting_format(const struct voff_switch_setting *s,
+			       uint64_t value, char *buf, size_t len);
+
+/**
+ * voff_switch_setting_range() - the values @s takes, for help texts:
+ * "MIN..MAX UNIT" ("193..65536 bytes") or "on|off"
+ * Return: the length the full text needs (as snprintf).
+ */
+int voff_switch_setting_range(const struct voff_switch_setting *s, char *buf,
+			      size_t len);
+
+/**
+ * voff_switch_settings_print() - the table as help texts show it
+ * @f:		where to print
+ *
+ * Two lines per setting, in table order:
+ *   "  NAME=RANGE, default VALUE[; KIND and KIND only][, when the port
+ *   is opened]" and "      HELP".
+ */
+void voff_switch_settings_print(FILE *f);
+
+/**
+ * voff_switch_set() - change one setting of a running port
+ * @sw:		the switch
+ * @id:		the port
+ * @name:	the setting (voff_switch_setting_find())
+ * @value:	its new value (a bool: 0 or 1)
+ *
+ * The change applies at once, as the setting's help says: gso limits
+ * bound what the switch sends the port and are propagated to the other
+ * TAP/TUN ports; gro_max_size bounds the merges to come of the port's GRO
+ * engine (voff_gro_set_max_size(): nothing held is flushed); gro turns
+ * the port's GRO engine on or off as the gro feature does
+ * (voff_switch_set_features()).
+ *
+ * Return: 0; -ENOENT for no port @id; -EINVAL for an unknown @name;
+ * -ERANGE for a value outside the setting's range; -EOPNOTSUPP for a
+ * setting taken only when a port is opened (no
+ * VOFF_SWITCH_SETTING_F_RUNTIME) or not of the port's kind; -ENOMEM
+ * (a GRO engine).  The setting is unchanged on failure.
+ */
+int voff_switch_set(struct voff_switch *sw, unsigned int id, const char *name,
+		    uint64_t value);
+
+/**
+ * voff_switch_get() - the current value of one setting of a port
+ * @value:	receives it (a bool: 0 or 1); untouched on failure
+ *
+ * Settings taken at open are read back from the port (a napi of a port
+ * that has none is 0).
+ *
+ * Return: 0, -ENOENT for no port @id, -EINVAL for an unknown @name.
+ */
+int voff_switch_get(const struct voff_switch *sw, unsigned int id,
+		    const char *name, uint64_t *value);
 
 /**
  * voff_switch_fdb() - the learned addresses, aged ones left out
@@ -334,35 +463,69 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 
-/* ---- control language (switch_ctl.c) ------------------------------------ */
-
-/* Longest control request, in bytes (the trailing newline not counted). */
-#define VOFF_SWITCH_CTL_MAX 1024
+/* ---- port specs (port_spec.c) ------------------------------------------- */
 
 /* Longest port spec, in bytes (the terminating NUL not counted). */
 #define VOFF_PORT_SPEC_MAX 255
+
+/**
+ * struct voff_port_spec_kind - one KIND of port spec
+ * @name:	the KIND word ("tap")
+ * @kind:	the port it opens
+ * @arg:	what its NAME is, as usage texts write it ("NAME", "IFNAME",
+ *		"FILE")
+ * @name_max:	longest NAME in bytes (15 for an interface, as the kernel's
+ *		IFNAMSIZ); 0 when only VOFF_PORT_SPEC_MAX bounds it
+ * @netns:	whether it takes NAME@NETNS
+ * @files:	whether its specs name files the switch opens or creates
+ *		(VOFF_SWITCH_CTL_DENY_FILES refuses them)
+ */
+struct voff_port_spec_kind {
+	const char *name;
+	enum voff_port_kind kind;
+	const char *arg;
+	unsigned int name_max;
+	bool netns;
+	bool files;
+};
+
+/**
+ * voff_port_spec_kind_at() - the kinds of port specs, in table order
+ * (tap, tun, packet, pcap)
+ * Return: the @i-th kind (static), or NULL past the last one.
+ */
+const struct voff_port_spec_kind *voff_port_spec_kind_at(unsigned int i);
+
+/**
+ * voff_port_spec_kind_usage() - how a spec of kind @k is written, for
+ * usage texts: "tap:NAME[@NETNS]", "pcap:FILE[,sink=FILE]" (the settings,
+ * which every kind takes unless a setting says otherwise, left out)
+ * Return: the length the full text needs (as snprintf).
+ */
+int voff_port_spec_kind_usage(const struct voff_port_spec_kind *k,
+			      char *buf, size_t len);
 
 /**
  * struct voff_port_spec - a port spec taken apart by voff_port_spec_parse()
  * @cfg:	the port configuration: @cfg.kind, @cfg.name (interface or
  *		capture file), @cfg.netns (NULL: the caller's namespace),
  *		@cfg.sink (pcap only, NULL: none), @cfg.want and @cfg.flags
- *		as voff_switch_add_spec() opens the port; the strings point
+ *		(settings taken at open, such as napi, included) as
+ *		voff_switch_add_spec() opens the port; the strings point
  *		into @buf, so a copy of the struct must not outlive it and a
  *		memcpy()ed struct still points into the original
- * @gro:	-1 when the spec leaves GRO alone, else 0 (off) or 1 (on)
- * @gro_timeout_set: whether gro_flush_timeout= was given
- * @gro_timeout_ns: its value
- * @limits:	enum voff_limit index -> value, 0 when not given (only
- *		gso_max_size, gso_max_segs and gro_max_size are accepted)
+ * @given:	bit i set when the spec gave setting voff_switch_setting_at(i)
+ * @value:	@value[i] is that setting's value (meaningful when given)
+ * @err:	after a failure: what is wrong, naming the part of the spec
+ *		("gro: expected on or off", "unknown port kind 'bogus' (kinds:
+ *		tap, tun, packet, pcap)"); "" after success
  * @buf:	the spec's text after KIND:, cut into NUL-terminated pieces
  */
 struct voff_port_spec {
 	struct voff_port_cfg cfg;
-	int gro;
-	bool gro_timeout_set;
-	uint64_t gro_timeout_ns;
-	uint32_t limits[VOFF_LIMIT__COUNT];
+	uint32_t given;
+	uint64_t value[VOFF_SWITCH_SETTINGS_MAX];
+	char err[256];
 	char buf[VOFF_PORT_SPEC_MAX + 1];
 };
 
@@ -375,37 +538,58 @@ struct voff_port_spec {
  * Pure text work: no device, file or namespace is looked at, so any bytes
  * are safe to pass (this is the parser a fuzzer drives).  A NETNS is one
  * path component: it is refused when it contains '/', is "." or "..", or
- * is longer than 63 bytes; so is an empty NAME or NETNS, an unknown KIND
- * or option, a number that does not parse or is out of range, and a
- * sink= on a kind other than pcap, or a napi= on a kind other than tap
- * and tun.
+ * is longer than 63 bytes; so is an empty NAME or NETNS, a NAME longer
+ * than its kind takes (@name_max of struct voff_port_spec_kind), an
+ * unknown KIND or option, an option the kind does not take (sink= is
+ * pcap's only, napi= tap's and tun's), and a value its setting does not
+ * take (voff_switch_setting_parse()).  An option given twice takes its
+ * last value.
  *
  * Return: 0, or -EINVAL for a malformed spec (also for NULL arguments and
- * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec holds no
+ * for @text longer than VOFF_PORT_SPEC_MAX).  On failure @spec->err says
+ * what is wrong (when @spec is not NULL) and the rest of @spec holds no
  * meaningful value.
  */
 int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
+
+/**
+ * voff_switch_add_parsed() - open the port of a parsed spec and add it
+ * @sw:		the switch
+ * @spec:	a spec voff_port_spec_parse() accepted (borrowed)
+ * @id:		optional: receives the port id
+ *
+ * As voff_switch_add_spec(), for a caller that parsed the spec first (to
+ * report its errors, or to look at it before opening anything).
+ *
+ * Return: as voff_switch_add_spec().
+ */
+int voff_switch_add_parsed(struct voff_switch *sw,
+			   const struct voff_port_spec *spec,
+			   unsigned int *id);
 
 /**
  * voff_switch_add_spec() - open a port from a spec and add it
  * @sw:		the switch
  * @spec:	KIND:NAME[@NETNS][,OPTION=VALUE...] with KIND tap, tun or
  *		packet (NAME an interface, NETNS a namespace under
- *		/var/run/netns), or pcap:FILE[,sink=FILE]; options gro=on|off,
- *		gro_flush_timeout=NS, gso_max_size=N, gso_max_segs=N,
- *		gro_max_size=N, and for tap/tun napi=on|off (the device
- *		receives what voff writes in its NAPI context:
- *		VOFF_PORT_F_NAPI).  TAP/TUN devices are created (a persistent
- *		one of that name is attached to) and set up; the port is
- *		named NAME.
+ *		/var/run/netns), or pcap:FILE[,sink=FILE]; an OPTION is a
+ *		setting (voff_switch_setting_at(): gso_max_size=N, gro=on,
+ *		napi=on for tap/tun, ...) or sink=.  TAP/TUN devices are
+ *		created (a persistent one of that name is attached to) and
+ *		set up; the port is named NAME.
  * @id:		optional: receives the port id
  *
  * Return: 0; -EINVAL for a malformed spec; -EEXIST for a name in use; the
- * errors of voff_port_open() and voff_switch_add().  Nothing is left
- * behind on failure.
+ * errors of voff_port_open(), voff_switch_add() and voff_switch_set().
+ * Nothing is left behind on failure.
  */
 int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
 			 unsigned int *id);
+
+/* ---- control language (switch_ctl.c) ------------------------------------ */
+
+/* Longest control request, in bytes (the trailing newline not counted). */
+#define VOFF_SWITCH_CTL_MAX 1024
 
 /**
  * voff_switch_ctl() - run one control request
@@ -417,14 +601,18 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
  *		  features PORT [NAME on|off ...]
  *		  limits PORT [NAME VALUE ...]
  *		  stats [PORT] | fdb | help
+ *		(voff_switch_ctl_help() prints them); a PORT is a port's
+ *		name or its id, a name winning over an id
  * @len:	bytes of @req (at most VOFF_SWITCH_CTL_MAX, newline aside)
  * @out:	the reply is written here: text as `ethtool -k` / `ip -s`
- *		print it, or one JSON value; on error "error: MESSAGE" (with
- *		-j: {"error":"MESSAGE"})
+ *		print it (lists with a header row), or one JSON value; on
+ *		error "error: MESSAGE" (with -j: {"error":"MESSAGE"})
  *
- * Changes apply at once.  A limits request has its names and numbers
- * checked before anything is set; values are then set in order and the
- * first one out of range stops it (the earlier ones stay set).
+ * Changes apply at once.  `limits` shows and sets the settings of the
+ * table (voff_switch_setting_at()); a request that sets some has every
+ * name and value checked, ranges included, before anything is set; they
+ * are then set in order and the first failure stops it (the earlier ones
+ * stay set).
  *
  * Return: 0, or the negative errno of the failure (the reply says why).
  */
@@ -437,21 +625,48 @@ int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 #define VOFF_SWITCH_CTL_DENY_ADD (1u << 1)
 
 /**
+ * struct voff_switch_ctl_counter - a counter a server keeps itself
+ * @name:	its name in the `server` reply (a JSON key)
+ * @value:	its value, kept up to date by the server's owner
+ */
+struct voff_switch_ctl_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/**
  * struct voff_switch_ctl_state - policy and counters of one control server
  * @deny:	VOFF_SWITCH_CTL_DENY_* bits, set by the server's owner
  * @requests:	requests run (refused ones included)
  * @failed:	requests answered with an error
  * @refused:	requests refused by @deny
- * @refused_peers: connections the server refused before reading a request
- *		(it counts them itself: the library never sees them)
+ * @extra:	optional: @n_extra counters the owner keeps about what the
+ *		library never sees (`voff switch` counts the connections it
+ *		refused before reading a request, "refused_peers"); `server`
+ *		shows them after @refused.  Read only by the library.
+ * @n_extra:	entries of @extra
  */
 struct voff_switch_ctl_state {
 	unsigned int deny;
 	uint64_t requests;
 	uint64_t failed;
 	uint64_t refused;
-	uint64_t refused_peers;
+	const struct voff_switch_ctl_counter *extra;
+	unsigned int n_extra;
 };
+
+/**
+ * voff_switch_ctl_help() - print what `help` answers
+ * @f:		where to print
+ * @st:		the server's state: its policy decides which port kinds
+ *		`ports add` offers (none under VOFF_SWITCH_CTL_DENY_ADD, no
+ *		pcap: under VOFF_SWITCH_CTL_DENY_FILES); NULL for
+ *		voff_switch_ctl(), which has no `server` command either
+ *
+ * The text is made from the table of commands, the table of port kinds
+ * and the table of settings, so a client can print it without asking.
+ */
+void voff_switch_ctl_help(FILE *f, const struct voff_switch_ctl_state *st);
 
 /**
  * voff_switch_ctl_serve() - run one control request under a server policy

@@ -56,7 +56,7 @@ void voff__fdb_fini(struct voff__fdb *t)
 }
 
 void voff__fdb_learn(struct voff__fdb *t, const uint8_t *mac, uint32_t port,
-		     uint64_t now_ns)
+		     uint16_t vlan, uint64_t now_ns)
 {
 	uint64_t key = mac_key(mac) | (1ull << 48);
 	struct voff__fdb_entry *b = &t->e[bucket(t, key) * VOFF__FDB_WAYS];
@@ -65,6 +65,7 @@ void voff__fdb_learn(struct voff__fdb *t, const uint8_t *mac, uint32_t port,
 	for (unsigned int i = 0; i < VOFF__FDB_WAYS; i++) {
 		if (b[i].key == key) {
 			b[i].port = port;
+			b[i].vlan = vlan;
 			b[i].seen_ns = now_ns;
 			return;
 		}
@@ -80,6 +81,7 @@ void voff__fdb_learn(struct voff__fdb *t, const uint8_t *mac, uint32_t port,
 	}
 	victim->key = key;
 	victim->port = port;
+	victim->vlan = vlan;
 	victim->seen_ns = now_ns;
 }
 
@@ -108,7 +110,8 @@ void voff__fdb_flush_port(struct voff__fdb *t, uint32_t port)
 
 unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 			    void (*fn)(void *arg, const uint8_t *mac,
-				       uint32_t port, uint64_t age_ns),
+				       uint32_t port, uint16_t vlan,
+				       uint64_t age_ns),
 			    void *arg)
 {
 	size_t n = ((size_t)t->mask + 1) * VOFF__FDB_WAYS;
@@ -123,7 +126,7 @@ unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 		for (int k = 0; k < 6; k++)
 			mac[k] = (uint8_t)(e->key >> (40 - 8 * k));
 		if (fn)
-			fn(arg, mac, e->port, now_ns - e->seen_ns);
+			fn(arg, mac, e->port, e->vlan, now_ns - e->seen_ns);
 		live++;
 	}
 	return live;

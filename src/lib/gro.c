@@ -910,6 +910,18 @@ void voff_gro_set_flush_timeout(struct voff_gro *gro, uint64_t ns)
 	gro->cfg.flush_timeout_ns = ns;
 }
 
+/*
+ * Both merge paths read cfg.max_size at every merge, so a new value is
+ * simply the next merge's bound: nothing held is cut, flushed or moved.
+ */
+int voff_gro_set_max_size(struct voff_gro *gro, unsigned int max_size)
+{
+	if (!gro || max_size > VOFF_GRO_MAX_DATAGRAM)
+		return -EINVAL;
+	gro->cfg.max_size = max_size ? max_size : VOFF_GRO_MAX_DATAGRAM;
+	return 0;
+}
+
 void voff_gro_stats(const struct voff_gro *gro, struct voff_gro_stats *out)
 {
 	*out = gro->st;

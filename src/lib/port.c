@@ -60,8 +60,11 @@ static int port_alloc(struct voff_port **out, const struct voff_port_ops *ops,
 	port->fd = -1;
 	port->info.kind = ops->kind;
 	port->info.want = cfg->want & VOFF_TUN_F_ALL;
-	if (cfg->netns)
+	port->info.flags = cfg->flags;
+	if (cfg->netns) {
 		snprintf(port->netns, sizeof(port->netns), "%s", cfg->netns);
+		memcpy(port->info.netns, port->netns, sizeof(port->netns));
+	}
 	*out = port;
 	return 0;
 }

@@ -44,6 +44,7 @@ struct sw_port {
 	uint32_t prop_size, prop_segs;	/* last values propagated */
 	struct voff_gro *gro;
 	uint64_t gro_timeout_ns;
+	unsigned int rx_budget;		/* frames a step reads at most */
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
 	struct voff_batch tx;
@@ -283,6 +284,7 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 	update_feat(p);
 	voff_limits_init(&p->lim);
 	update_lim(p);
+	p->rx_budget = VOFF_BATCH_MAX;
 	p->busy = p->fd < 0;
 	if (id)
 		*id = (unsigned int)(p - sw->p);
@@ -341,6 +343,7 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->dev_limits = out->info.limits;
 	out->gro = p->gro != NULL;
 	out->gro_flush_timeout_ns = p->gro_timeout_ns;
+	out->rx_budget = p->rx_budget;
 	out->failed = p->failed;
 	return 0;
 }
@@ -526,6 +529,15 @@ static unsigned int flood_set(struct voff_switch *sw, unsigned int in_id)
 	return n;
 }
 
+/* The VID of a frame's outer 802.1Q/802.1ad tag, or VOFF__FDB_NO_VLAN. */
+static uint16_t frame_vlan(const struct voff_pkt *pkt, const uint8_t *d)
+{
+	if (pkt->len < 18 || !((d[12] == 0x81 && d[13] == 0x00) ||
+			       (d[12] == 0x88 && d[13] == 0xA8)))
+		return VOFF__FDB_NO_VLAN;
+	return (uint16_t)((d[14] & 0x0F) << 8 | d[15]);
+}
+
 /* Ownership: consumes @pkt. */
 static void forward(struct voff_switch *sw, unsigned int in_id,
 		    struct voff_pkt *pkt, uint64_t now)
@@ -543,7 +555,8 @@ static void forward(struct voff_switch *sw, unsigned int in_id,
 		return;
 	}
 	if (!(d[6] & 1))
-		voff__fdb_learn(&sw->fdb, d + 6, in_id, now);
+		voff__fdb_learn(&sw->fdb, d + 6, in_id, frame_vlan(pkt, d),
+				now);
 	dst = (d[0] & 1) ? -1 : voff__fdb_lookup(&sw->fdb, d, now);
 	if (dst >= 0 && dst < VOFF_SWITCH_MAX_PORTS && sw->p[dst].port &&
 	    !sw->p[dst].l3) {
@@ -569,35 +582,35 @@ static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
 }
 
 /*
- * One receive batch of port @id: through its GRO engine a burst at a time
- * (voff_gro_receive_burst() stops after a frame it hands back, which goes
- * after what the engine flushed before it: earlier segments of its flow).
+ * The @n frames @pkts of one receive batch of port @id: through its GRO
+ * engine a burst at a time (voff_gro_receive_burst() stops after a frame
+ * it hands back, which goes after what the engine flushed before it:
+ * earlier segments of its flow).
  */
 static void ingress(struct voff_switch *sw, unsigned int id,
-		    struct voff_batch *rx, uint64_t now)
+		    struct voff_pkt **pkts, unsigned int n, uint64_t now)
 {
 	struct sw_port *p = &sw->p[id];
 	unsigned int k = 0;
 
 	if (!p->gro) {
-		for (k = 0; k < rx->n; k++)
-			forward(sw, id, rx->pkts[k], now);
+		for (k = 0; k < n; k++)
+			forward(sw, id, pkts[k], now);
 		return;
 	}
-	while (k < rx->n) {
-		int r = voff_gro_receive_burst(p->gro, rx->pkts + k,
-					       rx->n - k, now);
+	while (k < n) {
+		int r = voff_gro_receive_burst(p->gro, pkts + k, n - k, now);
 
 		if (r < 0) {
 			/* Not reached: the batch holds no NULL packet. */
-			while (k < rx->n)
-				voff_pkt_free(rx->pkts[k++]);
+			while (k < n)
+				voff_pkt_free(pkts[k++]);
 			break;
 		}
 		k += (unsigned int)r;
 		drain_gro(sw, id, now);
-		if (k < rx->n)
-			forward(sw, id, rx->pkts[k++], now);
+		if (k < n)
+			forward(sw, id, pkts[k++], now);
 	}
 }
 
@@ -616,11 +629,18 @@ static int step(struct voff_switch *sw)
 
 	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
 		struct sw_port *p = &sw->p[i];
+		unsigned int first;
 		int n;
 
 		if (!p->port || p->failed)
 			continue;
+		/*
+		 * voff_port_rx() reads into the batch's free room: starting
+		 * the batch rx_budget slots short of full bounds the read.
+		 */
 		voff_batch_init(&rx);
+		first = VOFF_BATCH_MAX - p->rx_budget;
+		rx.n = first;
 		n = voff_port_rx(p->port, sw->pool, &rx);
 		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
 			/*
@@ -631,7 +651,7 @@ static int step(struct voff_switch *sw)
 			if (p->fd >= 0)
 				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
 		}
-		ingress(sw, i, &rx, now);
+		ingress(sw, i, rx.pkts + first, rx.n - first, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
 			drain_gro(sw, i, now);
 		p->busy = p->fd < 0 && n > 0;
@@ -703,13 +723,24 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
 
 /* ---- control ------------------------------------------------------------- */
 
+/*
+ * The engine's largest datagram for the port's gro_max_size: a merged
+ * datagram stays below gro_max_size, as in the kernel, and voff merges no
+ * more than 64 KiB (gro_max_size 0 merges nothing: 1 byte fits no two).
+ */
+static unsigned int gro_max_datagram(const struct sw_port *p)
+{
+	uint32_t max = min32(p->lim.gro_max_size, VOFF_GRO_MAX_DATAGRAM + 1);
+
+	return max > 1 ? max - 1 : 1;
+}
+
 static int gro_on(struct sw_port *p)
 {
 	struct voff_gro_config c = { 0 };
-	uint32_t max = min32(p->lim.gro_max_size, VOFF_GRO_MAX_DATAGRAM + 1);
 
 	c.start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
-	c.max_size = max > 1 ? max - 1 : 1;
+	c.max_size = gro_max_datagram(p);
 	c.flush_timeout_ns = p->gro_timeout_ns;
 	return voff_gro_new(&p->gro, &c);
 }
@@ -759,8 +790,8 @@ int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
 	return 0;
 }
 
-int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
-			  enum voff_limit which, uint32_t value)
+int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
+			   enum voff_limit which, uint32_t value)
 {
 	struct sw_port *p = get(sw, id);
 	struct voff_limits l;
@@ -768,31 +799,32 @@ int voff_switch_set_limit(struct voff_switch *sw, unsigned int id,
 
 	if (!p)
 		return -ENOENT;
-	if (which != VOFF_LIMIT_GSO_MAX_SIZE &&
-	    which != VOFF_LIMIT_GSO_MAX_SEGS &&
-	    which != VOFF_LIMIT_GRO_MAX_SIZE)
-		return -EINVAL;
 	l = p->lim;
 	err = voff_limits_set(&l, which, value);
 	if (err)
 		return err;
 	p->lim = l;
 	update_lim(p);
-	if (which == VOFF_LIMIT_GRO_MAX_SIZE && p->gro) {
-		gro_off(sw, id);
-		err = gro_on(p);
-		if (err) {
-			p->feat.wanted &= ~VOFF_F_GRO;
-			update_feat(p);
-			return err;
-		}
-	}
+	/* Only merges to come are bounded: nothing held moves. */
+	if (p->gro)
+		voff_gro_set_max_size(p->gro, gro_max_datagram(p));
 	propagate(sw);
 	return 0;
 }
 
-int voff_switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
-				uint64_t ns)
+int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
+			       unsigned int frames)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	p->rx_budget = frames;
+	return 0;
+}
+
+int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
+				 uint64_t ns)
 {
 	struct sw_port *p = get(sw, id);
 
@@ -810,13 +842,14 @@ struct fdb_walk {
 };
 
 static void fdb_one(void *arg, const uint8_t *mac, uint32_t port,
-		    uint64_t age_ns)
+		    uint16_t vlan, uint64_t age_ns)
 {
 	struct fdb_walk *w = arg;
 
 	if (w->n < w->cap) {
 		memcpy(w->out[w->n].mac, mac, 6);
 		w->out[w->n].port = port;
+		w->out[w->n].vlan = vlan == VOFF__FDB_NO_VLAN ? -1 : vlan;
 		w->out[w->n].age_ns = age_ns;
 	}
 	w->n++;

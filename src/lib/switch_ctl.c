@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * switch_ctl.c - the switch's control language: port specs
- * ("tap:NAME@NS,gro=on") and the one-line requests `voff ctl` sends
- * ("features tap0 tso off"), answered as text or JSON
+ * switch_ctl.c - the switch's control language: the one-line requests
+ * `voff ctl` sends ("features tap0 tso off"), answered as text or JSON
+ * (port specs, which `ports add` takes, are port_spec.c's; the settings
+ * `limits` shows and sets are switch_settings.c's)
  *
  * Requests are untrusted bytes from a socket: they are copied into a fixed
  * buffer, refused when too long or not printable, and split into a bounded
- * number of words before anything looks at them.  A server runs them
- * under its policy (voff_switch_ctl_serve()): `voff switch` refuses pcap:
- * specs from clients, which would name files for it to open or create,
- * and every `ports add` once it has dropped its capabilities.
+ * number of words before anything looks at them.  They are dispatched
+ * through one table of commands (name, arguments, their bounds, handler,
+ * help), in the way of Open vSwitch's unixctl; `help` is printed from it.
+ * Every reply goes through one writer that prints the same pairs as JSON
+ * or as text.  A server runs requests under its policy
+ * (voff_switch_ctl_serve()): `voff switch` refuses pcap: specs from
+ * clients, which would name files for it to open or create, and every
+ * `ports add` once it has dropped its capabilities.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,219 +28,7 @@
 
 #define MAX_WORDS 32
 
-/* ---- port specs ---------------------------------------------------------- */
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* "on" -> 1, "off" -> 0, anything else -EINVAL. */
-static int on_off(const char *val)
-{
-	if (!strcmp(val, "on"))
-		return 1;
-	return strcmp(val, "off") ? -EINVAL : 0;
-}
-
-/* "key=value" options after the first comma. */
-static int spec_option(struct voff_port_spec *s, char *opt)
-{
-	char *val = strchr(opt, '=');
-	uint64_t v;
-	int which;
-
-	if (!val)
-		return -EINVAL;
-	*val++ = '\0';
-	if (!strcmp(opt, "gro")) {
-		if (on_off(val) < 0)
-			return -EINVAL;
-		s->gro = on_off(val);
-		return 0;
-	}
-	if (!strcmp(opt, "napi")) {
-		if ((s->cfg.kind != VOFF_PORT_TAP &&
-		     s->cfg.kind != VOFF_PORT_TUN) || on_off(val) < 0)
-			return -EINVAL;
-		if (on_off(val))
-			s->cfg.flags |= VOFF_PORT_F_NAPI;
-		else
-			s->cfg.flags &= ~VOFF_PORT_F_NAPI;
-		return 0;
-	}
-	if (!strcmp(opt, "sink")) {
-		if (s->cfg.kind != VOFF_PORT_PCAP || !*val)
-			return -EINVAL;
-		s->cfg.sink = val;
-		return 0;
-	}
-	if (parse_u64(val, &v) || v > UINT32_MAX * 1000ull)
-		return -EINVAL;
-	if (!strcmp(opt, "gro_flush_timeout")) {
-		s->gro_timeout_set = true;
-		s->gro_timeout_ns = v;
-		return 0;
-	}
-	which = voff_limit_lookup(opt);
-	if (which != VOFF_LIMIT_GSO_MAX_SIZE &&
-	    which != VOFF_LIMIT_GSO_MAX_SEGS &&
-	    which != VOFF_LIMIT_GRO_MAX_SIZE)
-		return -EINVAL;
-	if (v > UINT32_MAX)
-		return -EINVAL;
-	s->limits[which] = (uint32_t)v;
-	return 0;
-}
-
-/* A namespace name is one component of /var/run/netns, nothing more. */
-static bool netns_ok(const char *ns)
-{
-	return *ns && strlen(ns) < 64 && !strchr(ns, '/') &&
-	       strcmp(ns, ".") && strcmp(ns, "..");
-}
-
-int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
-{
-	static const struct {
-		const char *prefix;
-		enum voff_port_kind kind;
-	} kinds[] = {
-		{ "tap:", VOFF_PORT_TAP },
-		{ "tun:", VOFF_PORT_TUN },
-		{ "packet:", VOFF_PORT_PACKET },
-		{ "pcap:", VOFF_PORT_PCAP },
-	};
-	char *p, *opt, *at;
-	size_t i, n;
-
-	if (!s || !text)
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	s->gro = -1;
-	n = strnlen(text, sizeof(s->buf));
-	if (n >= sizeof(s->buf))
-		return -EINVAL;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strncmp(text, kinds[i].prefix, strlen(kinds[i].prefix)))
-			break;
-	if (i == sizeof(kinds) / sizeof(kinds[0]))
-		return -EINVAL;
-	memcpy(s->buf, text + strlen(kinds[i].prefix),
-	       n - strlen(kinds[i].prefix) + 1);
-	s->cfg.kind = kinds[i].kind;
-	p = s->buf;
-	opt = strchr(p, ',');
-	if (opt)
-		*opt++ = '\0';
-	at = s->cfg.kind == VOFF_PORT_PCAP ? NULL : strchr(p, '@');
-	if (at) {
-		*at++ = '\0';
-		if (!netns_ok(at))
-			return -EINVAL;
-		s->cfg.netns = at;
-	}
-	if (!*p)
-		return -EINVAL;
-	s->cfg.name = p;
-	while (opt) {
-		char *next = strchr(opt, ',');
-		int err;
-
-		if (next)
-			*next++ = '\0';
-		err = spec_option(s, opt);
-		if (err)
-			return err;
-		opt = next;
-	}
-	s->cfg.want = VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 |
-		      VOFF_TUN_F_TSO6 | VOFF_TUN_F_TSO_ECN |
-		      VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
-	if (s->cfg.kind == VOFF_PORT_TAP || s->cfg.kind == VOFF_PORT_TUN)
-		s->cfg.flags |= VOFF_PORT_F_UP;
-	return 0;
-}
-
-/* Apply a spec's options to port @id; Return: 0 or a negative errno. */
-static int spec_apply(struct voff_switch *sw, unsigned int id,
-		      const struct voff_port_spec *s)
-{
-	int err;
-
-	for (int w = 0; w < VOFF_LIMIT__COUNT; w++) {
-		if (!s->limits[w])
-			continue;
-		err = voff_switch_set_limit(sw, id, (enum voff_limit)w,
-					    s->limits[w]);
-		if (err)
-			return err;
-	}
-	if (s->gro_timeout_set) {
-		err = voff_switch_set_gro_timeout(sw, id, s->gro_timeout_ns);
-		if (err)
-			return err;
-	}
-	if (s->gro >= 0)
-		return voff_switch_set_features(sw, id, VOFF_F_GRO,
-						s->gro ? VOFF_F_GRO : 0);
-	return 0;
-}
-
-/* Open and add the port of a parsed spec; nothing stays on failure. */
-static int add_parsed(struct voff_switch *sw, const struct voff_port_spec *s,
-		      unsigned int *id)
-{
-	struct voff_port *port;
-	unsigned int nid;
-	int err;
-
-	/* A name in use fails before a device is made. */
-	if (voff_switch_find(sw, s->cfg.name) >= 0)
-		return -EEXIST;
-	err = voff_port_open(&port, &s->cfg);
-	if (err)
-		return err;
-	err = voff_switch_add(sw, port, s->cfg.name, &nid);
-	if (err) {
-		voff_port_close(port);
-		return err;
-	}
-	err = spec_apply(sw, nid, s);
-	if (err) {
-		voff_switch_del(sw, nid);
-		return err;
-	}
-	if (id)
-		*id = nid;
-	return 0;
-}
-
-int voff_switch_add_spec(struct voff_switch *sw, const char *text,
-			 unsigned int *id)
-{
-	struct voff_port_spec s;
-	int err;
-
-	if (!sw || !text)
-		return -EINVAL;
-	err = voff_port_spec_parse(&s, text);
-	if (err)
-		return err;
-	return add_parsed(sw, &s, id);
-}
-
-/* ---- output helpers ------------------------------------------------------ */
+/* ---- replies: one writer for JSON and text ------------------------------- */
 
 /* A JSON string: quotes, backslashes and control bytes escaped. */
 static void jstr(FILE *f, const char *s)
@@ -254,292 +47,548 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int fail(FILE *f, bool json, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/**
+ * struct col - one column of a text table
+ * @head:	its header
+ * @width:	its width; 0 for the last column (not padded)
+ */
+struct col {
+	const char *head;
+	int width;
+};
 
-static int fail(FILE *f, bool json, int err, const char *fmt, ...)
+/**
+ * struct style - how a reply's objects look as text (JSON needs no style)
+ * @cols:	a table: a header row, then one row per object with its
+ *		pairs' values in column order; the fields below are unused
+ * @title:	the object's first pair is a title line, @title[0] VALUE
+ *		@title[1] ("Limits for p0:"), not a pair
+ * @indent:	before each "KEY VALUE" line
+ * @suffix:	after each key (":")
+ * @width:	key and suffix are padded to this width
+ */
+struct style {
+	const struct col *cols;
+	const char *title[2];
+	const char *indent;
+	const char *suffix;
+	int width;
+};
+
+/**
+ * struct out - a reply being written
+ * @f:		where it goes
+ * @json:	JSON (else text)
+ * @st:		its text style
+ * @depth:	JSON: lists and objects open
+ * @more:	JSON: a member was written at that depth (a comma is due)
+ * @npairs:	text: pairs written to the current object
+ * @prefix:	text: name of the open sub-object, put before its keys
+ */
+struct out {
+	FILE *f;
+	bool json;
+	const struct style *st;
+	unsigned int depth;
+	bool more[6];
+	unsigned int npairs;
+	const char *prefix;
+};
+
+static void member(struct out *o)
 {
-	char msg[256];
+	if (o->more[o->depth])
+		fputc(',', o->f);
+	o->more[o->depth] = true;
+}
+
+static void open_json(struct out *o, char c)
+{
+	fputc(c, o->f);
+	o->more[++o->depth] = false;
+}
+
+static void close_json(struct out *o, char c)
+{
+	fputc(c, o->f);
+	if (!--o->depth)
+		fputc('\n', o->f);
+}
+
+static void list_begin(struct out *o)
+{
+	const struct col *c = o->st ? o->st->cols : NULL;
+
+	if (o->json) {
+		member(o);
+		open_json(o, '[');
+		return;
+	}
+	for (; c && c->head; c++) {
+		if (c->width)
+			fprintf(o->f, "%-*s ", c->width, c->head);
+		else
+			fprintf(o->f, "%s\n", c->head);
+	}
+}
+
+static void list_end(struct out *o)
+{
+	if (o->json)
+		close_json(o, ']');
+}
+
+static void obj_begin(struct out *o)
+{
+	o->npairs = 0;
+	if (o->json) {
+		member(o);
+		open_json(o, '{');
+	}
+}
+
+static void obj_end(struct out *o)
+{
+	if (o->json)
+		close_json(o, '}');
+	else if (o->st && o->st->cols)
+		fputc('\n', o->f);
+}
+
+/* A JSON key, or nothing in text. */
+static void key(struct out *o, const char *k)
+{
+	member(o);
+	jstr(o->f, k);
+	fputc(':', o->f);
+}
+
+/* A nested object ("device": {...}); in text its keys get its name. */
+static void sub_begin(struct out *o, const char *k)
+{
+	if (o->json) {
+		key(o, k);
+		open_json(o, '{');
+	} else {
+		o->prefix = k;
+	}
+}
+
+static void sub_end(struct out *o)
+{
+	if (o->json)
+		close_json(o, '}');
+	else
+		o->prefix = NULL;
+}
+
+/* One pair as text: a table cell, a title, or a "KEY VALUE" line. */
+static void text_pair(struct out *o, const char *k, const char *val)
+{
+	const struct style *st = o->st;
+	char name[96];
+
+	if (st->cols) {
+		int w = st->cols[o->npairs].width;
+
+		if (w)
+			fprintf(o->f, "%-*s ", w, val);
+		else
+			fputs(val, o->f);
+	} else if (st->title[0] && !o->npairs) {
+		fprintf(o->f, "%s%s%s\n", st->title[0], val, st->title[1]);
+	} else {
+		snprintf(name, sizeof(name), "%s%s%s%s",
+			 o->prefix ? o->prefix : "", o->prefix ? " " : "", k,
+			 st->suffix ? st->suffix : "");
+		fprintf(o->f, "%s%-*s %s\n", st->indent ? st->indent : "",
+			st->width, name, val);
+	}
+	o->npairs++;
+}
+
+static void put_u64(struct out *o, const char *k, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	if (!o->json) {
+		text_pair(o, k, buf);
+		return;
+	}
+	key(o, k);
+	fputs(buf, o->f);
+}
+
+/* A string; NULL or "" is JSON null and "-" in text. */
+static void put_str(struct out *o, const char *k, const char *s)
+{
+	bool none = !s || !*s;
+
+	if (!o->json) {
+		text_pair(o, k, none ? "-" : s);
+		return;
+	}
+	key(o, k);
+	if (none)
+		fputs("null", o->f);
+	else
+		jstr(o->f, s);
+}
+
+/* A number, or JSON null and "-" in text when it is negative. */
+static void put_opt_int(struct out *o, const char *k, long v)
+{
+	if (v >= 0)
+		put_u64(o, k, (uint64_t)v);
+	else
+		put_str(o, k, NULL);
+}
+
+/* A bool: JSON true/false, text @on or @off. */
+static void put_bool(struct out *o, const char *k, bool b, const char *on,
+		     const char *off)
+{
+	if (!o->json) {
+		text_pair(o, k, b ? on : off);
+		return;
+	}
+	key(o, k);
+	fputs(b ? "true" : "false", o->f);
+}
+
+/* A setting's value: JSON number or true/false, text as it is written. */
+static void put_setting(struct out *o, const struct voff_switch_setting *s,
+			uint64_t v)
+{
+	char buf[32];
+
+	if (s->type == VOFF_SWITCH_SETTING_BOOL) {
+		put_bool(o, s->name, v, "on", "off");
+		return;
+	}
+	voff_switch_setting_format(s, v, buf, sizeof(buf));
+	if (!o->json) {
+		text_pair(o, s->name, buf);
+		return;
+	}
+	key(o, s->name);
+	fputs(buf, o->f);
+}
+
+/* The reply to a change that worked: {"ok":true}, nothing in text. */
+static int done(struct out *o)
+{
+	if (o->json)
+		fputs("{\"ok\":true}\n", o->f);
+	return 0;
+}
+
+static int fail(struct out *o, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "error: MESSAGE" or {"error":"MESSAGE"}; Return: @err. */
+static int fail(struct out *o, int err, const char *fmt, ...)
+{
+	char msg[640];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (json) {
-		fputs("{\"error\":", f);
-		jstr(f, msg);
-		fputs("}\n", f);
+	if (o->json) {
+		fputs("{\"error\":", o->f);
+		jstr(o->f, msg);
+		fputs("}\n", o->f);
 	} else {
-		fprintf(f, "error: %s\n", msg);
+		fprintf(o->f, "error: %s\n", msg);
 	}
 	return err;
 }
 
-static int find_port(struct voff_switch *sw, const char *name, FILE *f,
-		     bool json)
-{
-	int id = voff_switch_find(sw, name);
-
-	if (id < 0)
-		return fail(f, json, -ENOENT, "no port '%s'", name);
-	return id;
-}
-
 /* ---- commands ------------------------------------------------------------ */
 
-static void port_line(FILE *f, bool json,
-		      const struct voff_switch_port_info *pi, bool first)
+/**
+ * struct ctx - one request being run
+ * @sw:		the switch
+ * @st:		the server's policy and counters, NULL without a server
+ * @o:		the reply
+ */
+struct ctx {
+	struct voff_switch *sw;
+	struct voff_switch_ctl_state *st;
+	struct out o;
+};
+
+/*
+ * A PORT word: the name of a port, else the id `ports` lists.  A name
+ * wins: a port named "1" is that port, whatever port 1 is.
+ */
+static int find_port(struct ctx *c, const char *word)
+{
+	int id = voff_switch_find(c->sw, word);
+	size_t n = strspn(word, "0123456789");
+
+	if (id >= 0)
+		return id;
+	if (n && n <= 3 && !word[n] && voff_switch_port(c->sw, (unsigned int)
+						       strtoul(word, NULL, 10)))
+		return (int)strtoul(word, NULL, 10);
+	return fail(&c->o, -ENOENT, "no port '%s'", word);
+}
+
+static const struct col ports_cols[] = {
+	{ "ID", 3 }, { "NAME", 16 }, { "KIND", 6 }, { "NETNS", 12 },
+	{ "IFINDEX", 7 }, { "GRO", 3 }, { "STATE", 6 },
+	{ "RX-OFFLOADS", 32 }, { "TX-OFFLOADS", 0 }, { NULL, 0 },
+};
+static const struct style ports_style = { .cols = ports_cols };
+
+static void port_row(struct out *o, const struct voff_switch_port_info *pi)
 {
 	char rx[96], tx[96];
 
 	voff_tun_flags_format(pi->info.rx_off, rx, sizeof(rx));
 	voff_tun_flags_format(pi->info.tx_off, tx, sizeof(tx));
-	if (!json) {
-		fprintf(f, "%-3u %-16s %-6s ifindex %-4u rx %s tx %s "
-			   "gro %s%s\n",
-			pi->id, pi->name, voff_port_kind_name(pi->info.kind),
-			pi->info.ifindex, rx, tx, pi->gro ? "on" : "off",
-			pi->failed ? " FAILED" : "");
-		return;
+	obj_begin(o);
+	put_u64(o, "id", pi->id);
+	put_str(o, "name", pi->name);
+	put_str(o, "kind", voff_port_kind_name(pi->info.kind));
+	put_str(o, "netns", pi->info.netns);
+	put_u64(o, "ifindex", pi->info.ifindex);
+	put_bool(o, "gro", pi->gro, "on", "off");
+	put_bool(o, "failed", pi->failed, "FAILED", "ok");
+	put_str(o, "rx_offloads", rx);
+	put_str(o, "tx_offloads", tx);
+	obj_end(o);
+}
+
+static int cmd_ports(struct ctx *c, char **w, int n)
+{
+	unsigned int ids[VOFF_SWITCH_MAX_PORTS], cnt;
+
+	(void)w;
+	(void)n;
+	cnt = voff_switch_ports(c->sw, ids, VOFF_SWITCH_MAX_PORTS);
+	c->o.st = &ports_style;
+	list_begin(&c->o);
+	for (unsigned int i = 0; i < cnt && i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct voff_switch_port_info pi;
+
+		voff_switch_port_info(c->sw, ids[i], &pi);
+		port_row(&c->o, &pi);
 	}
-	fprintf(f, "%s{\"id\":%u,\"name\":", first ? "" : ",", pi->id);
-	jstr(f, pi->name);
-	fprintf(f, ",\"kind\":\"%s\",\"ifindex\":%u,\"rx_offloads\":\"%s\","
-		   "\"tx_offloads\":\"%s\",\"gro\":%s,\"failed\":%s}",
-		voff_port_kind_name(pi->info.kind), pi->info.ifindex, rx, tx,
-		pi->gro ? "true" : "false", pi->failed ? "true" : "false");
+	list_end(&c->o);
+	return 0;
 }
 
 /*
  * `ports add` under a server policy.  The spec is parsed before the policy
  * is looked at, so a malformed spec is reported as such either way.
  */
-static int ports_add(struct voff_switch *sw, struct voff_switch_ctl_state *st,
-		     const char *text, FILE *f, bool json)
+static int cmd_ports_add(struct ctx *c, char **w, int n)
 {
+	struct voff_switch_ctl_state *st = c->st;
 	struct voff_port_spec s;
 	int err;
 
-	err = voff_port_spec_parse(&s, text);
+	(void)n;
+	err = voff_port_spec_parse(&s, w[0]);
 	if (err)
-		return fail(f, json, err, "ports add: malformed spec '%s'",
-			    text);
+		return fail(&c->o, err, "ports add: %s: %s", w[0], s.err);
 	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_ADD)) {
 		st->refused++;
-		return fail(f, json, -EPERM, "ports add: refused: this switch "
+		return fail(&c->o, -EPERM, "ports add: refused: this switch "
 			    "dropped the privileges to open ports");
 	}
 	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_FILES) &&
 	    s.cfg.kind == VOFF_PORT_PCAP) {
 		st->refused++;
-		return fail(f, json, -EPERM, "ports add: refused: pcap ports "
+		return fail(&c->o, -EPERM, "ports add: refused: pcap ports "
 			    "open files and are only taken from the command "
 			    "line");
 	}
-	err = add_parsed(sw, &s, NULL);
+	err = voff_switch_add_parsed(c->sw, &s, NULL);
 	if (err)
-		return fail(f, json, err, "ports add: %s",
-			    voff_strerror(err));
-	return 0;
+		return fail(&c->o, err, "ports add: %s", voff_strerror(err));
+	return done(&c->o);
 }
 
-static int cmd_ports(struct voff_switch *sw, struct voff_switch_ctl_state *st,
-		     char **w, int n, FILE *f, bool json)
+static int cmd_ports_del(struct ctx *c, char **w, int n)
 {
-	unsigned int ids[VOFF_SWITCH_MAX_PORTS], cnt;
-	int err;
+	int id = find_port(c, w[0]);
 
-	if (n >= 1 && !strcmp(w[0], "add")) {
-		if (n != 2)
-			return fail(f, json, -EINVAL,
-				    "usage: ports add SPEC");
-		err = ports_add(sw, st, w[1], f, json);
-		if (err)
-			return err;
-		goto ok;
-	}
-	if (n >= 1 && !strcmp(w[0], "del")) {
-		int id;
-
-		if (n != 2)
-			return fail(f, json, -EINVAL,
-				    "usage: ports del PORT");
-		id = find_port(sw, w[1], f, json);
-		if (id < 0)
-			return id;
-		voff_switch_del(sw, (unsigned int)id);
-		goto ok;
-	}
-	if (n != 0)
-		return fail(f, json, -EINVAL, "unknown ports subcommand '%s'",
-			    w[0]);
-	cnt = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
-	if (json)
-		fputc('[', f);
-	for (unsigned int i = 0; i < cnt; i++) {
-		struct voff_switch_port_info pi;
-
-		voff_switch_port_info(sw, ids[i], &pi);
-		port_line(f, json, &pi, i == 0);
-	}
-	if (json)
-		fputs("]\n", f);
-	return 0;
-ok:
-	if (json)
-		fputs("{\"ok\":true}\n", f);
-	return 0;
+	(void)n;
+	if (id < 0)
+		return id;
+	voff_switch_del(c->sw, (unsigned int)id);
+	return done(&c->o);
 }
 
-static void features_json(FILE *f, const struct voff_switch_port_info *pi)
+/* As `ethtool --json -k`: {"ifname":..,"features":{NAME:{...},...}}. */
+static void features_json(struct out *o,
+			  const struct voff_switch_port_info *pi)
 {
 	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
 	size_t n = voff_feat_lines(&pi->feat, lines, VOFF_FEAT_LINES_MAX);
-	bool first = true;
 
-	fputs("{\"ifname\":", f);
-	jstr(f, pi->name);
+	obj_begin(o);
+	put_str(o, "ifname", pi->name);
+	sub_begin(o, "features");
 	for (size_t i = 0; i < n && i < VOFF_FEAT_LINES_MAX; i++) {
 		if (lines[i].id < 0)
 			continue;
-		fprintf(f, "%s\"%s\":{\"active\":%s,\"fixed\":%s,"
-			   "\"requested\":%s}",
-			first ? ",\"features\":{" : ",", lines[i].name,
-			lines[i].active ? "true" : "false",
-			lines[i].fixed ? "true" : "false",
-			lines[i].requested ? "true" : "false");
-		first = false;
+		sub_begin(o, lines[i].name);
+		put_bool(o, "active", lines[i].active, "on", "off");
+		put_bool(o, "fixed", lines[i].fixed, "on", "off");
+		put_bool(o, "requested", lines[i].requested, "on", "off");
+		sub_end(o);
 	}
-	fputs(first ? "}\n" : "}}\n", f);
+	sub_end(o);
+	obj_end(o);
 }
 
-static int set_features(struct voff_switch *sw, int id, char **w, int n,
-			FILE *f, bool json)
+static int set_features(struct ctx *c, int id, char **w, int n)
 {
 	uint64_t mask, on;
 	int bad = 0, err;
 
 	if (n % 2)
-		return fail(f, json, -EINVAL,
+		return fail(&c->o, -EINVAL,
 			    "features: NAME on|off pairs expected");
 	err = voff_feat_parse_requests(w, n, &mask, &on, &bad);
 	if (bad < 0 || bad >= n)
 		bad = 0;
 	if (err == -ENOENT)
-		return fail(f, json, err, "unknown feature '%s'", w[bad]);
+		return fail(&c->o, err, "unknown feature '%s'", w[bad]);
 	if (err)
-		return fail(f, json, err, "bad request near '%s'", w[bad]);
-	err = voff_switch_set_features(sw, (unsigned int)id, mask, on);
+		return fail(&c->o, err, "bad request near '%s'", w[bad]);
+	err = voff_switch_set_features(c->sw, (unsigned int)id, mask, on);
 	if (err)
-		return fail(f, json, err, "features: %s", voff_strerror(err));
-	if (json)
-		fputs("{\"ok\":true}\n", f);
-	return 0;
+		return fail(&c->o, err, "features: %s", voff_strerror(err));
+	return done(&c->o);
 }
 
-static int cmd_features(struct voff_switch *sw, char **w, int n, FILE *f,
-			bool json)
+static int cmd_features(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_port_info pi;
-	int id;
+	int id = find_port(c, w[0]);
 
-	if (n < 1)
-		return fail(f, json, -EINVAL,
-			    "usage: features PORT [NAME on|off ...]");
-	id = find_port(sw, w[0], f, json);
 	if (id < 0)
 		return id;
 	if (n > 1)
-		return set_features(sw, id, w + 1, n - 1, f, json);
-	voff_switch_port_info(sw, (unsigned int)id, &pi);
-	if (json)
-		features_json(f, &pi);
+		return set_features(c, id, w + 1, n - 1);
+	voff_switch_port_info(c->sw, (unsigned int)id, &pi);
+	if (c->o.json)
+		features_json(&c->o, &pi);
 	else
-		voff_feat_print(f, pi.name, &pi.feat);
+		voff_feat_print(c->o.f, pi.name, &pi.feat);
 	return 0;
 }
 
-static int cmd_limits(struct voff_switch *sw, char **w, int n, FILE *f,
-		      bool json)
+/* "unknown setting 'x' (settings: a, b, ...)" */
+static int unknown_setting(struct ctx *c, const char *name)
+{
+	const struct voff_switch_setting *set;
+	char list[512];
+	size_t off = 0;
+
+	list[0] = '\0';
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)) &&
+				 off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					i ? ", " : "", set->name);
+	return fail(&c->o, -EINVAL, "unknown setting '%s' (settings: %s)",
+		    name, list);
+}
+
+/* Check one NAME VALUE pair for port @pi; Return: 0 or a failure. */
+static int limit_check(struct ctx *c, const struct voff_switch_port_info *pi,
+		       const char *name, const char *text, uint64_t *v)
+{
+	const struct voff_switch_setting *set = voff_switch_setting_find(name);
+	char err[128];
+	int rc;
+
+	if (!set)
+		return unknown_setting(c, name);
+	if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
+		return fail(&c->o, -EINVAL, "%s: taken only when the port is "
+			    "opened (a port spec option)", name);
+	if (!(set->kinds & (1u << pi->info.kind)))
+		return fail(&c->o, -EINVAL, "%s: not a setting of %s ports",
+			    name, voff_port_kind_name(pi->info.kind));
+	rc = voff_switch_setting_parse(set, text, v, err, sizeof(err));
+	return rc ? fail(&c->o, rc, "%s", err) : 0;
+}
+
+static const struct style limits_style = {
+	.title = { "Limits for ", ":" },
+	.suffix = ":",
+};
+
+/* Every setting of the table, then what the device reports. */
+static void limits_show(struct ctx *c, const struct voff_switch_port_info *pi)
+{
+	const struct voff_switch_setting *set;
+	struct out *o = &c->o;
+
+	o->st = &limits_style;
+	obj_begin(o);
+	put_str(o, "port", pi->name);
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		uint64_t v = 0;
+
+		voff_switch_get(c->sw, pi->id, set->name, &v);
+		put_setting(o, set, v);
+	}
+	sub_begin(o, "device");
+	put_u64(o, "mtu", pi->dev_limits.mtu);
+	put_u64(o, "gso_max_size", pi->dev_limits.gso_max_size);
+	put_u64(o, "gso_max_segs", pi->dev_limits.gso_max_segs);
+	sub_end(o);
+	obj_end(o);
+}
+
+static int cmd_limits(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_port_info pi;
-	int id, err;
+	uint64_t v[MAX_WORDS / 2];
+	int id = find_port(c, w[0]), err;
 
-	if (n < 1)
-		return fail(f, json, -EINVAL,
-			    "usage: limits PORT [NAME VALUE ...]");
-	id = find_port(sw, w[0], f, json);
 	if (id < 0)
 		return id;
 	if ((n - 1) % 2)
-		return fail(f, json, -EINVAL, "limits: NAME VALUE pairs "
-					      "expected");
+		return fail(&c->o, -EINVAL, "limits: NAME VALUE pairs "
+					    "expected");
+	voff_switch_port_info(c->sw, (unsigned int)id, &pi);
+	if (n == 1) {
+		limits_show(c, &pi);
+		return 0;
+	}
 	/* Check every pair before changing anything. */
 	for (int i = 1; i < n; i += 2) {
-		int which = voff_limit_lookup(w[i]);
-		uint64_t v;
-
-		if (strcmp(w[i], "gro_flush_timeout") &&
-		    which != VOFF_LIMIT_GSO_MAX_SIZE &&
-		    which != VOFF_LIMIT_GSO_MAX_SEGS &&
-		    which != VOFF_LIMIT_GRO_MAX_SIZE)
-			return fail(f, json, -EINVAL, "unknown limit '%s' "
-				    "(gso_max_size, gso_max_segs, "
-				    "gro_max_size, gro_flush_timeout)", w[i]);
-		if (parse_u64(w[i + 1], &v) ||
-		    (which >= 0 && v > UINT32_MAX))
-			return fail(f, json, -EINVAL, "bad value '%s'",
-				    w[i + 1]);
+		err = limit_check(c, &pi, w[i], w[i + 1], &v[i / 2]);
+		if (err)
+			return err;
 	}
 	for (int i = 1; i < n; i += 2) {
-		uint64_t v = 0;	/* checked above; gcc -O3 cannot see it */
-
-		parse_u64(w[i + 1], &v);
-		if (!strcmp(w[i], "gro_flush_timeout"))
-			err = voff_switch_set_gro_timeout(sw, (unsigned int)id,
-							  v);
-		else
-			err = voff_switch_set_limit(
-				sw, (unsigned int)id,
-				(enum voff_limit)voff_limit_lookup(w[i]),
-				(uint32_t)v);
+		err = voff_switch_set(c->sw, (unsigned int)id, w[i], v[i / 2]);
 		if (err)
-			return fail(f, json, err, "%s: value out of range",
-				    w[i]);
+			return fail(&c->o, err, "%s: %s", w[i],
+				    voff_strerror(err));
 	}
-	if (n > 1) {
-		if (json)
-			fputs("{\"ok\":true}\n", f);
-		return 0;
-	}
-	voff_switch_port_info(sw, (unsigned int)id, &pi);
-	if (json) {
-		fputs("{\"port\":", f);
-		jstr(f, pi.name);
-		fprintf(f, ",\"gso_max_size\":%u,\"gso_max_segs\":%u,"
-			   "\"gro_max_size\":%u,\"gro_flush_timeout\":%" PRIu64
-			   ",\"device\":{\"mtu\":%u,\"gso_max_size\":%u,"
-			   "\"gso_max_segs\":%u}}\n",
-			pi.limits.gso_max_size, pi.limits.gso_max_segs,
-			pi.limits.gro_max_size, pi.gro_flush_timeout_ns,
-			pi.dev_limits.mtu, pi.dev_limits.gso_max_size,
-			pi.dev_limits.gso_max_segs);
-		return 0;
-	}
-	fprintf(f, "Limits for %s:\n"
-		   "gso_max_size: %u\ngso_max_segs: %u\ngro_max_size: %u\n"
-		   "gro_flush_timeout: %" PRIu64 "\n"
-		   "device mtu: %u\ndevice gso_max_size: %u\n"
-		   "device gso_max_segs: %u\n",
-		pi.name, pi.limits.gso_max_size, pi.limits.gso_max_segs,
-		pi.limits.gro_max_size, pi.gro_flush_timeout_ns,
-		pi.dev_limits.mtu, pi.dev_limits.gso_max_size,
-		pi.dev_limits.gso_max_segs);
-	return 0;
+	return done(&c->o);
 }
 
+static const struct style stats_style = {
+	.title = { "", ":" },
+	.indent = "  ",
+	.width = 12,
+};
+
 /* The port's own drops by reason, the non-zero ones: rx_drop_NAME, ... */
-static void port_drops(FILE *f, bool json, const struct voff_port *port)
+static void port_drops(struct out *o, const struct voff_port *port)
 {
 	static const char *const dir[] = { "rx", "tx" };
 	struct voff_port_drop d[32];
@@ -550,19 +599,18 @@ static void port_drops(FILE *f, bool json, const struct voff_port *port)
 						 d, 32);
 
 		for (unsigned int i = 0; i < n && i < 32; i++) {
-			if (json)
-				fprintf(f, ",\"%s_drop_%s\":%" PRIu64, dir[k],
-					d[i].name, d[i].count);
-			else
-				fprintf(f, "  %s_drop_%s %" PRIu64 "\n",
-					dir[k], d[i].name, d[i].count);
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s_drop_%s", dir[k],
+				 d[i].name);
+			put_u64(o, name, d[i].count);
 		}
 	}
 }
 
-static void stats_one(FILE *f, bool json, const char *name,
+static void stats_one(struct out *o, const char *name,
 		      const struct voff_port *port,
-		      const struct voff_switch_stats *s, bool first)
+		      const struct voff_switch_stats *s)
 {
 	const uint64_t v[] = {
 		s->port.rx_packets, s->port.rx_bytes, s->port.rx_gso,
@@ -578,114 +626,254 @@ static void stats_one(FILE *f, bool json, const char *name,
 		"gro_merged", "gro_out", "flooded",
 	};
 
-	if (json) {
-		fprintf(f, "%s{\"port\":", first ? "" : ",");
-		jstr(f, name);
-	} else {
-		fprintf(f, "%s:\n", name);
-	}
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		if (json)
-			fprintf(f, ",\"%s\":%" PRIu64, k[i], v[i]);
-		else
-			fprintf(f, "  %-12s %" PRIu64 "\n", k[i], v[i]);
-	}
+	obj_begin(o);
+	put_str(o, "port", name);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		put_u64(o, k[i], v[i]);
 	for (int d = 0; d < VOFF_SWITCH_DROP__COUNT; d++) {
-		if (json)
-			fprintf(f, ",\"drop_%s\":%" PRIu64,
-				voff_switch_drop_name(d), s->drops[d]);
-		else if (s->drops[d])
-			fprintf(f, "  drop_%-7s %" PRIu64 "\n",
-				voff_switch_drop_name(d), s->drops[d]);
+		char dn[32];
+
+		/* JSON has every reason; text the ones that happened. */
+		if (!o->json && !s->drops[d])
+			continue;
+		snprintf(dn, sizeof(dn), "drop_%s", voff_switch_drop_name(d));
+		put_u64(o, dn, s->drops[d]);
 	}
-	port_drops(f, json, port);
-	if (json)
-		fputc('}', f);
+	port_drops(o, port);
+	obj_end(o);
 }
 
-static int cmd_stats(struct voff_switch *sw, char **w, int n, FILE *f,
-		     bool json)
+static int cmd_stats(struct ctx *c, char **w, int n)
 {
 	unsigned int ids[VOFF_SWITCH_MAX_PORTS], cnt;
-	bool first = true;
 	int only = -1;
 
-	if (n > 1)
-		return fail(f, json, -EINVAL, "usage: stats [PORT]");
 	if (n == 1) {
-		only = find_port(sw, w[0], f, json);
+		only = find_port(c, w[0]);
 		if (only < 0)
 			return only;
 	}
-	cnt = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
-	if (json)
-		fputc('[', f);
-	for (unsigned int i = 0; i < cnt; i++) {
+	cnt = voff_switch_ports(c->sw, ids, VOFF_SWITCH_MAX_PORTS);
+	c->o.st = &stats_style;
+	list_begin(&c->o);
+	for (unsigned int i = 0; i < cnt && i < VOFF_SWITCH_MAX_PORTS; i++) {
 		struct voff_switch_port_info pi;
 		struct voff_switch_stats s;
 
 		if (only >= 0 && ids[i] != (unsigned int)only)
 			continue;
-		voff_switch_port_info(sw, ids[i], &pi);
-		voff_switch_stats(sw, ids[i], &s);
-		stats_one(f, json, pi.name, voff_switch_port(sw, ids[i]), &s,
-			  first);
-		first = false;
+		voff_switch_port_info(c->sw, ids[i], &pi);
+		voff_switch_stats(c->sw, ids[i], &s);
+		stats_one(&c->o, pi.name, voff_switch_port(c->sw, ids[i]), &s);
 	}
-	if (json)
-		fputs("]\n", f);
+	list_end(&c->o);
 	return 0;
 }
 
-static int cmd_fdb(struct voff_switch *sw, int n, FILE *f, bool json)
+static const struct col fdb_cols[] = {
+	{ "MAC", 17 }, { "PORT", 16 }, { "VLAN", 4 }, { "AGE", 0 },
+	{ NULL, 0 },
+};
+static const struct style fdb_style = { .cols = fdb_cols };
+
+/* As `ovs-appctl fdb/show`: ages in whole seconds, the VLAN or "-". */
+static int cmd_fdb(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_fdb_entry e[256];
 	unsigned int cnt;
 
-	if (n)
-		return fail(f, json, -EINVAL, "usage: fdb");
-	cnt = voff_switch_fdb(sw, e, 256);
-	if (cnt > 256)
-		cnt = 256;
-	if (json)
-		fputc('[', f);
-	for (unsigned int i = 0; i < cnt; i++) {
+	(void)w;
+	(void)n;
+	cnt = voff_switch_fdb(c->sw, e, 256);
+	c->o.st = &fdb_style;
+	list_begin(&c->o);
+	for (unsigned int i = 0; i < cnt && i < 256; i++) {
 		struct voff_switch_port_info pi;
 		char mac[18];
 
+		if (voff_switch_port_info(c->sw, e[i].port, &pi))
+			continue;
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
 			 e[i].mac[0], e[i].mac[1], e[i].mac[2], e[i].mac[3],
 			 e[i].mac[4], e[i].mac[5]);
-		if (voff_switch_port_info(sw, e[i].port, &pi))
-			continue;
-		if (json) {
-			fprintf(f, "%s{\"mac\":\"%s\",\"port\":", i ? "," : "",
-				mac);
-			jstr(f, pi.name);
-			fprintf(f, ",\"age_ms\":%" PRIu64 "}",
-				e[i].age_ns / 1000000);
-		} else {
-			fprintf(f, "%s %-16s age %" PRIu64 " ms\n", mac,
-				pi.name, e[i].age_ns / 1000000);
-		}
+		obj_begin(&c->o);
+		put_str(&c->o, "mac", mac);
+		put_str(&c->o, "port", pi.name);
+		put_opt_int(&c->o, "vlan", e[i].vlan);
+		put_u64(&c->o, "age", e[i].age_ns / 1000000000u);
+		obj_end(&c->o);
 	}
-	if (json)
-		fputs("]\n", f);
+	list_end(&c->o);
 	return 0;
 }
 
-static const char help_text[] =
-	"ports                          list ports\n"
-	"ports add SPEC                 add tap:NAME[@NS], tun:..., "
-	"packet:IFNAME[@NS], pcap:FILE\n"
-	"ports del PORT                 remove a port\n"
-	"features PORT [NAME on|off...] show or set features (ethtool -k/-K)\n"
-	"limits PORT [NAME VALUE ...]   gso_max_size gso_max_segs "
-	"gro_max_size gro_flush_timeout\n"
-	"stats [PORT]                   counters\n"
-	"fdb                            learned MAC addresses\n"
-	"server                         control server counters and "
-	"policy\n";
+static const struct style server_style = { .width = 14 };
+
+static int cmd_server(struct ctx *c, char **w, int n)
+{
+	const struct voff_switch_ctl_state *st = c->st;
+	struct out *o = &c->o;
+
+	(void)w;
+	(void)n;
+	o->st = &server_style;
+	obj_begin(o);
+	put_u64(o, "requests", st->requests);
+	put_u64(o, "failed", st->failed);
+	put_u64(o, "refused", st->refused);
+	for (unsigned int i = 0; st->extra && i < st->n_extra; i++)
+		put_u64(o, st->extra[i].name, st->extra[i].value);
+	put_bool(o, "deny_add", st->deny & VOFF_SWITCH_CTL_DENY_ADD, "true",
+		 "false");
+	put_bool(o, "deny_files", st->deny & VOFF_SWITCH_CTL_DENY_FILES,
+		 "true", "false");
+	obj_end(o);
+	return 0;
+}
+
+static int cmd_help(struct ctx *c, char **w, int n);
+
+/**
+ * struct command - one command of the control language
+ * @name:	its word, or two words for a subcommand ("ports add")
+ * @args:	its arguments, as help and usage errors show them
+ * @min:	fewest arguments
+ * @max:	most arguments
+ * @fn:		runs it with the words after the name; the counts are
+ *		within @min .. @max
+ * @help:	one line for `help`
+ * @server:	exists only under a server (voff_switch_ctl_serve())
+ */
+struct command {
+	const char *name;
+	const char *args;
+	int min, max;
+	int (*fn)(struct ctx *c, char **w, int n);
+	const char *help;
+	bool server;
+};
+
+static const struct command commands[] = {
+	{ "ports", "", 0, 0, cmd_ports, "list the ports", false },
+	{ "ports add", "SPEC", 1, 1, cmd_ports_add,
+	  "open and add a port (SPEC below)", false },
+	{ "ports del", "PORT", 1, 1, cmd_ports_del,
+	  "remove a port", false },
+	{ "features", "PORT [NAME on|off ...]", 1, MAX_WORDS, cmd_features,
+	  "show or set features (ethtool -k/-K)", false },
+	{ "limits", "PORT [NAME VALUE ...]", 1, MAX_WORDS, cmd_limits,
+	  "show or set the port's settings (below)", false },
+	{ "stats", "[PORT]", 0, 1, cmd_stats, "counters", false },
+	{ "fdb", "", 0, 0, cmd_fdb, "learned MAC addresses", false },
+	{ "server", "", 0, 0, cmd_server,
+	  "control server counters and policy", true },
+	{ "help", "", 0, 0, cmd_help, "this text", false },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* SPEC as a server of policy @deny takes it: kinds it refuses left out. */
+static void help_spec(FILE *f, unsigned int deny)
+{
+	const struct voff_port_spec_kind *k;
+	char buf[64];
+
+	if (deny & VOFF_SWITCH_CTL_DENY_ADD) {
+		fputs("\nSPEC: none; this switch dropped the privileges to "
+		      "open ports\n", f);
+		return;
+	}
+	fputs("\nSPEC: one of\n", f);
+	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++) {
+		if (k->files && (deny & VOFF_SWITCH_CTL_DENY_FILES))
+			continue;
+		voff_port_spec_kind_usage(k, buf, sizeof(buf));
+		fprintf(f, "  %s\n", buf);
+	}
+	fputs("followed by ,NAME=VALUE for settings\n", f);
+}
+
+static int cmd_help(struct ctx *c, char **w, int n)
+{
+	(void)w;
+	(void)n;
+	voff_switch_ctl_help(c->o.f, c->st);
+	return 0;
+}
+
+void voff_switch_ctl_help(FILE *f, const struct voff_switch_ctl_state *st)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const struct command *cmd = &commands[i];
+		char use[64];
+
+		if (cmd->server && !st)
+			continue;
+		snprintf(use, sizeof(use), "%s%s%s", cmd->name,
+			 *cmd->args ? " " : "", cmd->args);
+		fprintf(f, "%-32s %s\n", use, cmd->help);
+	}
+	fputs("\nPORT: a port's name, or the id `ports` shows (a name wins)\n",
+	      f);
+	help_spec(f, st ? st->deny : 0);
+	fputs("\nsettings (limits PORT NAME VALUE, or ,NAME=VALUE in a "
+	      "SPEC):\n", f);
+	voff_switch_settings_print(f);
+}
+
+/*
+ * The command of words @w: a two-word one ("ports add") before a one-word
+ * one ("ports"); *@subs tells whether @w[0] has subcommands.
+ */
+static const struct command *lookup(const struct ctx *c, char **w, int n,
+				     int *words, bool *subs)
+{
+	const struct command *one = NULL;
+	size_t l0 = strlen(w[0]);
+
+	*subs = false;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const struct command *cmd = &commands[i];
+		const char *sp = strchr(cmd->name, ' ');
+		size_t len = sp ? (size_t)(sp - cmd->name) : strlen(cmd->name);
+
+		if ((cmd->server && !c->st) || len != l0 ||
+		    strncmp(cmd->name, w[0], len))
+			continue;
+		if (!sp) {
+			one = cmd;
+			continue;
+		}
+		*subs = true;
+		if (n > 1 && !strcmp(sp + 1, w[1])) {
+			*words = 2;
+			return cmd;
+		}
+	}
+	*words = 1;
+	return one;
+}
+
+/* Find and run the command of words @w, its argument count checked. */
+static int dispatch(struct ctx *c, char **w, int n)
+{
+	const struct command *cmd;
+	bool subs;
+	int words;
+
+	cmd = lookup(c, w, n, &words, &subs);
+	if (!cmd)
+		return fail(&c->o, -EINVAL, "unknown command '%s' (try help)",
+			    w[0]);
+	n -= words;
+	if (n > cmd->max && subs && words == 1)
+		return fail(&c->o, -EINVAL, "unknown %s subcommand '%s'",
+			    cmd->name, w[1]);
+	if (n < cmd->min || n > cmd->max)
+		return fail(&c->o, -EINVAL, "usage: %s%s%s", cmd->name,
+			    *cmd->args ? " " : "", cmd->args);
+	return cmd->fn(c, w + words, n);
+}
 
 /* Split @buf in place into at most MAX_WORDS words. */
 static int split(char *buf, char **w)
@@ -708,32 +896,12 @@ static int split(char *buf, char **w)
 	}
 }
 
-static int cmd_server(const struct voff_switch_ctl_state *st, int n, FILE *f,
-		      bool json)
-{
-	if (!st)
-		return fail(f, json, -EINVAL, "unknown command 'server' "
-			    "(try help)");
-	if (n)
-		return fail(f, json, -EINVAL, "usage: server");
-	fprintf(f, json ? "{\"requests\":%" PRIu64 ",\"failed\":%" PRIu64
-			  ",\"refused\":%" PRIu64 ",\"refused_peers\":%"
-			  PRIu64 ",\"deny_add\":%s,\"deny_files\":%s}\n"
-			: "requests       %" PRIu64 "\nfailed         %" PRIu64
-			  "\nrefused        %" PRIu64 "\nrefused_peers  %"
-			  PRIu64 "\ndeny_add       %s\ndeny_files     %s\n",
-		st->requests, st->failed, st->refused, st->refused_peers,
-		(st->deny & VOFF_SWITCH_CTL_DENY_ADD) ? "true" : "false",
-		(st->deny & VOFF_SWITCH_CTL_DENY_FILES) ? "true" : "false");
-	return 0;
-}
-
 static int run(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 	       const char *req, size_t len, FILE *out)
 {
 	char buf[VOFF_SWITCH_CTL_MAX + 1];
+	struct ctx c = { .sw = sw, .st = st, .o = { .f = out } };
 	char *w[MAX_WORDS];
-	bool json = false;
 	int n;
 
 	if (!sw || !out || (!req && len))
@@ -741,42 +909,25 @@ static int run(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 	while (len && (req[len - 1] == '\n' || req[len - 1] == '\r'))
 		len--;
 	if (len > VOFF_SWITCH_CTL_MAX)
-		return fail(out, false, -E2BIG, "request too long");
+		return fail(&c.o, -E2BIG, "request too long");
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)req[i] < 0x20 && req[i] != '\t')
-			return fail(out, false, -EINVAL,
+			return fail(&c.o, -EINVAL,
 				    "request is not one printable line");
 	if (len)
 		memcpy(buf, req, len);
 	buf[len] = '\0';
 	n = split(buf, w);
 	if (n < 0)
-		return fail(out, false, n, "too many words");
+		return fail(&c.o, n, "too many words");
 	if (n && !strcmp(w[0], "-j")) {
-		json = true;
+		c.o.json = true;
 		n--;
 		memmove(w, w + 1, (size_t)n * sizeof(w[0]));
 	}
 	if (!n)
-		return fail(out, json, -EINVAL, "empty request (try help)");
-	if (!strcmp(w[0], "help")) {
-		fputs(help_text, out);
-		return 0;
-	}
-	if (!strcmp(w[0], "ports"))
-		return cmd_ports(sw, st, w + 1, n - 1, out, json);
-	if (!strcmp(w[0], "features"))
-		return cmd_features(sw, w + 1, n - 1, out, json);
-	if (!strcmp(w[0], "limits"))
-		return cmd_limits(sw, w + 1, n - 1, out, json);
-	if (!strcmp(w[0], "stats"))
-		return cmd_stats(sw, w + 1, n - 1, out, json);
-	if (!strcmp(w[0], "fdb"))
-		return cmd_fdb(sw, n - 1, out, json);
-	if (!strcmp(w[0], "server"))
-		return cmd_server(st, n - 1, out, json);
-	return fail(out, json, -EINVAL, "unknown command '%s' (try help)",
-		    w[0]);
+		return fail(&c.o, -EINVAL, "empty request (try help)");
+	return dispatch(&c, w, n);
 }
 
 int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,

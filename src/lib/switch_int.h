@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * switch_int.h - private to the switch: the MAC learning table (fdb.c)
+ * and the setters of switch.c behind the settings table
+ * (switch_settings.c)
  */
 #ifndef VOFF_SWITCH_INT_H
 #define VOFF_SWITCH_INT_H
@@ -8,13 +10,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <voff/switch.h>
+
 /* Entries of one bucket: a set-associative table, no chains, no tombstones. */
 #define VOFF__FDB_WAYS 4
+
+/* The vlan of an entry learned from an untagged frame. */
+#define VOFF__FDB_NO_VLAN 0xFFFF
 
 struct voff__fdb_entry {
 	uint64_t key;		/* MAC in the low 48 bits; 0 = free */
 	uint64_t seen_ns;
 	uint32_t port;
+	uint16_t vlan;		/* VID of the frame last learned from */
 };
 
 /**
@@ -31,9 +39,13 @@ struct voff__fdb {
 
 int voff__fdb_init(struct voff__fdb *t, unsigned int size, uint64_t age_ns);
 void voff__fdb_fini(struct voff__fdb *t);
-/* Record @mac (6 bytes) as seen on @port at @now_ns. */
+/*
+ * Record @mac (6 bytes) as seen on @port at @now_ns, in a frame of VLAN
+ * @vlan (VOFF__FDB_NO_VLAN: untagged).  The table still learns by MAC only:
+ * the VLAN is what the entry was last learned with, for the listing.
+ */
 void voff__fdb_learn(struct voff__fdb *t, const uint8_t *mac, uint32_t port,
-		     uint64_t now_ns);
+		     uint16_t vlan, uint64_t now_ns);
 /* The port of @mac, or -1 when unknown or aged out. */
 int voff__fdb_lookup(const struct voff__fdb *t, const uint8_t *mac,
 		     uint64_t now_ns);
@@ -42,7 +54,34 @@ void voff__fdb_flush_port(struct voff__fdb *t, uint32_t port);
 /* Visit live entries; Return: their number. */
 unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 			    void (*fn)(void *arg, const uint8_t *mac,
-				       uint32_t port, uint64_t age_ns),
+				       uint32_t port, uint16_t vlan,
+				       uint64_t age_ns),
 			    void *arg);
+
+/* ---- setters of switch.c, called by the settings table only ---------- */
+
+/*
+ * One limit of port @id (gso_max_size, gso_max_segs or gro_max_size) by
+ * the rules of voff_limits_set(), the value already in the table's range.
+ * Return: 0, -ENOENT, or voff_limits_set()'s error (nothing changed).
+ */
+int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
+			   enum voff_limit which, uint32_t value);
+
+/* gro_flush_timeout of port @id; Return: 0 or -ENOENT. */
+int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
+				 uint64_t ns);
+
+/* The most frames one step reads from port @id; Return: 0 or -ENOENT. */
+int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
+			       unsigned int frames);
+
+/*
+ * Put a setting taken at open (no VOFF_SWITCH_SETTING_F_RUNTIME) into the
+ * configuration a port is opened with; settings of the other kind are
+ * left alone.
+ */
+void voff__switch_setting_open(const struct voff_switch_setting *s,
+			       uint64_t value, struct voff_port_cfg *cfg);
 
 #endif /* VOFF_SWITCH_INT_H */

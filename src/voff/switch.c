@@ -37,26 +37,42 @@
 
 static volatile sig_atomic_t stop;
 
+/*
+ * Connections refused for their user id never reach the library: counted
+ * here and shown by the `server` request (struct voff_switch_ctl_state).
+ */
+static struct voff_switch_ctl_counter refused_peers = { "refused_peers", 0 };
+
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
 }
 
+/* SPEC and its settings, from the library's tables. */
+static void usage_spec(FILE *f)
+{
+	const struct voff_port_spec_kind *k;
+	char buf[64];
+
+	fputs("SPEC: one of\n", f);
+	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++) {
+		voff_port_spec_kind_usage(k, buf, sizeof(buf));
+		fprintf(f, "  %s\n", buf);
+	}
+	fputs("followed by ,NAME=VALUE for each setting not left at its "
+	      "default:\n", f);
+	voff_switch_settings_print(f);
+}
+
 static void usage(FILE *f)
 {
+	fputs("usage: voff switch --port SPEC [--port SPEC ...]\n"
+	      "                   [--ctl PATH] [--no-propagate] [--daemon]\n"
+	      "                   [--drop-caps] [--seccomp]\n\n", f);
+	usage_spec(f);
 	fprintf(f,
-		"usage: voff switch --port SPEC [--port SPEC ...]\n"
-		"                   [--ctl PATH] [--no-propagate] [--daemon]\n"
-		"                   [--drop-caps] [--seccomp]\n\n"
-		"SPEC: tap:NAME[@NETNS] | tun:NAME[@NETNS] | "
-		"packet:IFNAME[@NETNS] | pcap:FILE\n"
-		"      followed by ,OPTION=VALUE: gro=on|off, "
-		"gro_flush_timeout=NS,\n"
-		"      gso_max_size=N, gso_max_segs=N, gro_max_size=N, "
-		"napi=on|off (tap, tun),\n"
-		"      sink=FILE (pcap)\n"
-		"--ctl PATH      control socket (default %s)\n"
+		"\n--ctl PATH      control socket (default %s)\n"
 		"--no-propagate  leave the TAP/TUN devices' gso limits alone\n"
 		"--daemon        detach once the ports are up\n"
 		"--drop-caps     drop every capability once the ports are "
@@ -202,7 +218,7 @@ static void conn_answer(struct voff_switch *sw,
 		return;
 	}
 	if (!peer_ok(c->fd, &uid)) {
-		st->refused_peers++;
+		refused_peers.value++;
 		fprintf(f, "error: permission denied: uid %ld is not the "
 			"switch's owner (uid %ld)\n", (long)(int)uid,
 			(long)geteuid());
@@ -397,6 +413,24 @@ static int isolate(const char *const *specs, int n, bool drop, bool filter)
 	return 0;
 }
 
+/*
+ * A malformed spec is a usage error, told before anything is opened:
+ * "voff switch: --port tap:x,gro=maybe: gro: expected on or off".
+ */
+static int check_specs(const char *const *specs, int n)
+{
+	struct voff_port_spec ps;
+
+	for (int i = 0; i < n; i++) {
+		if (!voff_port_spec_parse(&ps, specs[i]))
+			continue;
+		fprintf(stderr, "voff switch: --port %s: %s\n", specs[i],
+			ps.err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Options that need a library this build lacks fail before anything. */
 static int check_build(bool drop, bool filter)
 {
@@ -428,6 +462,8 @@ int switch_main(int argc, char **argv)
 	struct voff_switch_config cfg = { 0 };
 	struct voff_switch_ctl_state st = {
 		.deny = VOFF_SWITCH_CTL_DENY_FILES,
+		.extra = &refused_peers,
+		.n_extra = 1,
 	};
 	const char *specs[MAX_SPECS], *ctl = VOFF_CTL_DEFAULT;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -472,6 +508,9 @@ int switch_main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	err = check_specs(specs, nspecs);
+	if (err)
+		return err;
 	err = check_build(drop, filter);
 	if (err)
 		return err;

@@ -90,11 +90,11 @@ expect "switch --port tap:t0,gro=o" on off
 expect "switch --port tap:t0,gso_max_s" t0,gso_max_size= t0,gso_max_segs=
 expect "switch --port tap:t0,gro=on,n" on,napi=
 has "switch --" --port --ctl --no-propagate --daemon --drop-caps --seccomp
-expect "ctl " fdb features help limits ports stats
+expect "ctl " fdb features help limits ports server stats
 expect "ctl -j ports " add del
 expect "ctl ports add tu" tun:
 expect "ctl -j limits t0 " gso_max_size gso_max_segs gro_max_size \
-	gro_flush_timeout
+	gro_flush_timeout gro rx_budget
 expect "ctl limits t0 gro_max_size 1 gso_max_se" gso_max_segs
 expect "ctl limits t0 gro_max_size "
 expect "ctl features t0 tx-tcp-e" tx-tcp-ecn-segmentation

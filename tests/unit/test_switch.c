@@ -388,11 +388,8 @@ static void t_lower_limit(void)
 
 	rig_open(&r, NULL, 0);
 	learn(&r);
-	CHECK_OK(voff_switch_set_limit(r.sw, r.id[1], VOFF_LIMIT_GSO_MAX_SIZE,
-				       16000));
-	CHECK_EQ(voff_switch_set_limit(r.sw, r.id[1], VOFF_LIMIT_GSO_MAX_SIZE,
-				       10),
-		 -ERANGE);
+	CHECK_OK(voff_switch_set(r.sw, r.id[1], "gso_max_size", 16000));
+	CHECK_EQ(voff_switch_set(r.sw, r.id[1], "gso_max_size", 10), -ERANGE);
 	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], payload, 5, false, false);
 	p = mk(&r, buf, len);
 	make_tso(p, 1448, false);
@@ -506,7 +503,7 @@ static void t_gro_deadline(void)
 	CHECK_EQ(voff_switch_timeout_ms(r.sw), -1);
 	CHECK_OK(voff_feat_lookup("gro", &m));
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, m));
-	CHECK_OK(voff_switch_set_gro_timeout(r.sw, r.id[0], tmo));
+	CHECK_OK(voff_switch_set(r.sw, r.id[0], "gro_flush_timeout", tmo));
 	len = gro_train(&r, pkts, 3, NULL);
 	send_pkts(&r, 0, pkts, 3);
 	t0 = mono_ns();
@@ -612,13 +609,11 @@ static void t_control(void)
 	CHECK_OK(voff_switch_set_features(r.sw, r.id[0], m, 0));
 	CHECK_OK(voff_switch_port_info(r.sw, r.id[0], &pi));
 	CHECK(!(pi.feat.active & VOFF_F_TSO));
-	CHECK_OK(voff_switch_set_gro_timeout(r.sw, r.id[0], 20000));
+	CHECK_OK(voff_switch_set(r.sw, r.id[0], "gro_flush_timeout", 20000));
 	CHECK_OK(voff_switch_port_info(r.sw, r.id[0], &pi));
 	CHECK_EQ(pi.gro_flush_timeout_ns, 20000);
-	CHECK_EQ(voff_switch_set_limit(r.sw, r.id[0], VOFF_LIMIT_MTU, 1400),
-		 -EINVAL);
-	CHECK_EQ(voff_switch_set_limit(r.sw, 99, VOFF_LIMIT_GSO_MAX_SEGS, 4),
-		 -ENOENT);
+	CHECK_EQ(voff_switch_set(r.sw, r.id[0], "mtu", 1400), -EINVAL);
+	CHECK_EQ(voff_switch_set(r.sw, 99, "gso_max_segs", 4), -ENOENT);
 	CHECK_STR_EQ(voff_switch_drop_name(VOFF_SWITCH_DROP_RUNT), "runt");
 	rig_close(&r);
 }

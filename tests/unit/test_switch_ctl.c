@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <voff/port.h>
 #include <voff/switch.h>
@@ -16,6 +17,31 @@
 static bool starts(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+static unsigned int lines(const char *s)
+{
+	unsigned int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static unsigned int nsettings(void)
+{
+	unsigned int n = 0;
+
+	while (voff_switch_setting_at(n))
+		n++;
+	return n;
 }
 
 static struct voff_switch *sw_new(void)
@@ -28,6 +54,8 @@ static struct voff_switch *sw_new(void)
 	CHECK_OK(voff_switch_new(&sw, &c));
 	pc.tx_off = VOFF_TUN_F_TCP;
 	CHECK_OK(voff_port_mem_pair(&p[0], &p[1], &pc));
+	/* p1 as if in a namespace: ports must tell it from p0. */
+	pc.netns = "blue";
 	CHECK_OK(voff_port_mem_pair(&p[2], &p[3], &pc));
 	CHECK_OK(voff_switch_add(sw, p[0], "p0", NULL));
 	CHECK_OK(voff_switch_add(sw, p[2], "p1", NULL));
@@ -56,27 +84,127 @@ static const char *ctl(struct voff_switch *sw, const char *req, int *err)
 static void t_ports(void)
 {
 	struct voff_switch *sw = sw_new();
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	struct voff_port *a, *b;
 	const char *r;
 	int err;
 
+	/* A header row; the namespace tells the two ifindex 0 apart. */
 	r = ctl(sw, "ports\n", &err);
 	CHECK_OK(err);
-	CHECK(strstr(r, "p0 ") && strstr(r, "p1 "));
-	CHECK(strstr(r, " mem "));
+	CHECK_STR_EQ(r, "ID  NAME             KIND   NETNS        IFINDEX GRO "
+			"STATE  RX-OFFLOADS                      TX-OFFLOADS\n"
+			"0   p0               mem    -            0       off "
+			"ok     -                                "
+			"csum,tso4,tso6,tso_ecn\n"
+			"1   p1               mem    blue         0       off "
+			"ok     -                                "
+			"csum,tso4,tso6,tso_ecn\n");
 	r = ctl(sw, "-j ports", &err);
 	CHECK_OK(err);
-	CHECK(starts(r, "[{\"id\":0,\"name\":\"p0\",\"kind\":\"mem\""));
+	CHECK_STR_EQ(r, "[{\"id\":0,\"name\":\"p0\",\"kind\":\"mem\","
+			"\"netns\":null,\"ifindex\":0,\"gro\":false,"
+			"\"failed\":false,\"rx_offloads\":\"-\","
+			"\"tx_offloads\":\"csum,tso4,tso6,tso_ecn\"},"
+			"{\"id\":1,\"name\":\"p1\",\"kind\":\"mem\","
+			"\"netns\":\"blue\",\"ifindex\":0,\"gro\":false,"
+			"\"failed\":false,\"rx_offloads\":\"-\","
+			"\"tx_offloads\":\"csum,tso4,tso6,tso_ecn\"}]\n");
 	r = ctl(sw, "ports del p1", &err);
 	CHECK_OK(err);
+	CHECK_STR_EQ(r, "");
 	CHECK_EQ(voff_switch_find(sw, "p1"), -ENOENT);
 	r = ctl(sw, "ports del p1", &err);
 	CHECK_EQ(err, -ENOENT);
 	CHECK_STR_EQ(r, "error: no port 'p1'\n");
 	r = ctl(sw, "ports add bogus:x", &err);
 	CHECK_EQ(err, -EINVAL);
-	CHECK(starts(r, "error: ports add: "));
+	CHECK_STR_EQ(r, "error: ports add: bogus:x: unknown port kind 'bogus' "
+			"(kinds: tap, tun, packet, pcap)\n");
 	r = ctl(sw, "ports frob", &err);
 	CHECK_STR_EQ(r, "error: unknown ports subcommand 'frob'\n");
+	r = ctl(sw, "ports add", &err);
+	CHECK_STR_EQ(r, "error: usage: ports add SPEC\n");
+	r = ctl(sw, "ports del a b", &err);
+	CHECK_STR_EQ(r, "error: usage: ports del PORT\n");
+
+	/* A PORT is a name, or the id ports shows; a name wins. */
+	CHECK_OK(voff_port_mem_pair(&a, &b, &pc));
+	voff_port_close(b);
+	/* Id 1, named "0". */
+	CHECK_OK(voff_switch_add(sw, a, "0", NULL));
+	r = ctl(sw, "stats 1", &err);
+	CHECK_OK(err);
+	CHECK(starts(r, "0:\n"));
+	r = ctl(sw, "ports del 0", &err);
+	CHECK_OK(err);
+	CHECK_EQ(voff_switch_find(sw, "0"), -ENOENT);
+	CHECK_EQ(voff_switch_find(sw, "p0"), 0);
+	r = ctl(sw, "ports del 0", &err);
+	CHECK_OK(err);
+	CHECK_EQ(voff_switch_find(sw, "p0"), -ENOENT);
+	r = ctl(sw, "ports del 0", &err);
+	CHECK_STR_EQ(r, "error: no port '0'\n");
+	r = ctl(sw, "ports del 64", &err);
+	CHECK_STR_EQ(r, "error: no port '64'\n");
+	r = ctl(sw, "features 0000000000000000000001", &err);
+	CHECK_EQ(err, -ENOENT);
+	voff_switch_free(sw);
+}
+
+/* Learned addresses with the VLAN of their frame, ages in seconds. */
+static void t_fdb(void)
+{
+	static const uint8_t tagged[64] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x01,
+		0x81, 0x00, 0x00, 0x2a, 0x08, 0x06,
+	};
+	static const uint8_t plain[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x02,
+		0x08, 0x06,
+	};
+	static const char j1[] = "{\"mac\":\"02:00:00:00:00:01\","
+				 "\"port\":\"p0\",\"vlan\":42,\"age\":0}";
+	static const char j2[] = "{\"mac\":\"02:00:00:00:00:02\","
+				 "\"port\":\"p1\",\"vlan\":null,\"age\":0}";
+	struct voff_switch_config c = { .pool_size = 16 };
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	struct voff_port *p[4];
+	struct voff_switch *sw;
+	const char *r;
+	int err;
+
+	CHECK_OK(voff_switch_new(&sw, &c));
+	pc.flags = VOFF_PORT_F_NO_VNET;
+	CHECK_OK(voff_port_mem_pair(&p[0], &p[1], &pc));
+	CHECK_OK(voff_port_mem_pair(&p[2], &p[3], &pc));
+	CHECK_OK(voff_switch_add(sw, p[0], "p0", NULL));
+	CHECK_OK(voff_switch_add(sw, p[2], "p1", NULL));
+	r = ctl(sw, "fdb", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "MAC               PORT             VLAN AGE\n");
+	CHECK_OK(voff_port_mem_inject(p[0], tagged, sizeof(tagged)));
+	CHECK_OK(voff_port_mem_inject(p[2], plain, sizeof(plain)));
+	CHECK_EQ(voff_switch_poll(sw, 0), 2);
+	r = ctl(sw, "fdb", &err);
+	CHECK(starts(r, "MAC               PORT             VLAN AGE\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:01 p0               42   0\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    0\n"));
+	r = ctl(sw, "-j fdb", &err);
+	CHECK(strstr(r, j1) && strstr(r, j2));
+	/* [A,B] in the table's order, nothing else. */
+	CHECK_EQ(strlen(r), 1 + strlen(j1) + 1 + strlen(j2) + 2);
+	CHECK(starts(r, "[{") && !strcmp(r + strlen(r) - 3, "}]\n"));
+	/* Ages are whole seconds (they were milliseconds). */
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 },
+		  NULL);
+	r = ctl(sw, "fdb", &err);
+	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    1\n"));
+	r = ctl(sw, "-j fdb", &err);
+	CHECK(strstr(r, "\"vlan\":null,\"age\":1}"));
+	/* The host ends hold flooded frames of the switch's pool. */
+	voff_port_close(p[1]);
+	voff_port_close(p[3]);
 	voff_switch_free(sw);
 }
 
@@ -128,23 +256,55 @@ static void t_limits(void)
 	CHECK_EQ(pi.limits.gso_max_size, 16000);
 	CHECK_EQ(pi.limits.gso_max_segs, 8);
 	CHECK_EQ(pi.gro_flush_timeout_ns, 20000);
+	/* Every setting of the table, in its order, then the device. */
 	r = ctl(sw, "limits p1", &err);
-	CHECK(strstr(r, "gso_max_size: 16000\ngso_max_segs: 8\n"));
-	CHECK(strstr(r, "gro_flush_timeout: 20000\n"));
+	CHECK(starts(r, "Limits for p1:\ngso_max_size: 16000\n"
+			"gso_max_segs: 8\ngro_max_size: 65536\n"
+			"gro_flush_timeout: 20000\ngro: off\nnapi: off\n"));
+	CHECK(ends(r, "\ndevice mtu: 0\ndevice gso_max_size: 0\n"
+		      "device gso_max_segs: 0\n"));
+	CHECK_EQ(lines(r), 1 + nsettings() + 3);
 	r = ctl(sw, "-j limits p1", &err);
 	CHECK(starts(r, "{\"port\":\"p1\",\"gso_max_size\":16000,"
-			  "\"gso_max_segs\":8,"));
+			"\"gso_max_segs\":8,\"gro_max_size\":65536,"
+			"\"gro_flush_timeout\":20000,\"gro\":false,"
+			"\"napi\":false,"));
+	CHECK(ends(r, ",\"device\":{\"mtu\":0,"
+		      "\"gso_max_size\":0,\"gso_max_segs\":0}}\n"));
 	/* A bad pair changes nothing, even after a good one. */
 	r = ctl(sw, "limits p1 gso_max_segs 4 mtu 9000", &err);
 	CHECK_EQ(err, -EINVAL);
-	CHECK(starts(r, "error: unknown limit 'mtu'"));
+	CHECK(starts(r, "error: unknown setting 'mtu' (settings: "
+			"gso_max_size, gso_max_segs, gro_max_size, "
+			"gro_flush_timeout, gro, napi"));
+	CHECK(ends(r, ")\n") && lines(r) == 1);
 	CHECK_OK(voff_switch_port_info(sw, 1, &pi));
 	CHECK_EQ(pi.limits.gso_max_segs, 8);
 	r = ctl(sw, "limits p1 gso_max_segs -1", &err);
-	CHECK_STR_EQ(r, "error: bad value '-1'\n");
+	CHECK_STR_EQ(r, "error: gso_max_segs: expected a number "
+			"(1..65535 segments), not '-1'\n");
 	r = ctl(sw, "limits p1 gso_max_size 5", &err);
 	CHECK_EQ(err, -ERANGE);
-	CHECK_STR_EQ(r, "error: gso_max_size: value out of range\n");
+	CHECK_STR_EQ(r, "error: gso_max_size: 5 is out of range "
+			"(193..65536 bytes)\n");
+	/* Above what GRO can build: refused, with the range. */
+	r = ctl(sw, "limits p1 gro_max_size 70000", &err);
+	CHECK_EQ(err, -ERANGE);
+	CHECK_STR_EQ(r, "error: gro_max_size: 70000 is out of range "
+			"(0..65536 bytes)\n");
+	CHECK_OK(voff_switch_port_info(sw, 1, &pi));
+	CHECK_EQ(pi.limits.gro_max_size, 65536);
+	r = ctl(sw, "limits p1 napi on", &err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_STR_EQ(r, "error: napi: taken only when the port is opened "
+			"(a port spec option)\n");
+	r = ctl(sw, "limits p1 gro maybe", &err);
+	CHECK_STR_EQ(r, "error: gro: expected on or off\n");
+	r = ctl(sw, "limits p1 gro on gro_max_size 30000", &err);
+	CHECK_OK(err);
+	CHECK_OK(voff_switch_port_info(sw, 1, &pi));
+	CHECK(pi.gro);
+	CHECK_EQ(pi.limits.gro_max_size, 30000);
 	r = ctl(sw, "-j limits p1 gso_max_size", &err);
 	CHECK_STR_EQ(r, "{\"error\":\"limits: NAME VALUE pairs expected\"}\n");
 	voff_switch_free(sw);
@@ -165,14 +325,21 @@ static void t_stats_fdb_misc(void)
 	CHECK(starts(r, "[{\"port\":\"p0\",\"rx_packets\":0,"));
 	CHECK(strstr(r, "},{\"port\":\"p1\""));
 	CHECK(strstr(r, "\"drop_no_egress\":0"));
-	r = ctl(sw, "fdb", &err);
-	CHECK_OK(err);
-	CHECK_STR_EQ(r, "");
 	r = ctl(sw, "-j fdb", &err);
 	CHECK_STR_EQ(r, "[]\n");
+	r = ctl(sw, "fdb x", &err);
+	CHECK_STR_EQ(r, "error: usage: fdb\n");
+	r = ctl(sw, "stats p0 p1", &err);
+	CHECK_STR_EQ(r, "error: usage: stats [PORT]\n");
 	r = ctl(sw, "help", &err);
 	CHECK_OK(err);
-	CHECK(strstr(r, "features PORT"));
+	CHECK(starts(r, "ports                            list the ports\n"
+			"ports add SPEC                   open and add a port "
+			"(SPEC below)\n"));
+	CHECK(strstr(r, "\nfeatures PORT [NAME on|off ...]  show or set "));
+	CHECK(strstr(r, "\nsettings (limits PORT NAME VALUE, or ,NAME=VALUE "
+			"in a SPEC):\n  gso_max_size=193..65536 bytes, "
+			"default 65536\n"));
 	r = ctl(sw, "", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: empty request (try help)\n");
@@ -191,5 +358,5 @@ static void t_stats_fdb_misc(void)
 	voff_switch_free(sw);
 }
 
-CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_features), CHECK_TEST(t_limits),
-	   CHECK_TEST(t_stats_fdb_misc))
+CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_fdb), CHECK_TEST(t_features),
+	   CHECK_TEST(t_limits), CHECK_TEST(t_stats_fdb_misc))

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port_spec.c - port specs, the text that names a switch port:
+ * KIND:NAME[@NETNS][,OPTION=VALUE...] ("tap:tap0@blue,gro=on"), as
+ * `voff switch --port` and `voff ctl ports add` take it
+ *
+ * A table of kinds says what each KIND opens, what its NAME is, whether it
+ * takes a namespace and which options it has besides the settings of
+ * switch_settings.c (which every kind takes, unless a setting says
+ * otherwise).  A new kind of port is one entry here.  Parsing is pure text
+ * work, and every refusal says which part of the spec is wrong in the
+ * spec's err field, since the return value can only say -EINVAL.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <voff/switch.h>
+
+#include "switch_int.h"
+
+/* An interface name as the kernel takes it: IFNAMSIZ - 1 bytes. */
+#define IFNAME_MAX 15
+/* A namespace is one name under /var/run/netns, at most 63 bytes. */
+#define NETNS_MAX 63
+
+/**
+ * struct kind_opt - an option of one kind that is not a setting
+ * @name:	the OPTION word
+ * @arg:	its VALUE as usage texts write it
+ * @set:	takes the value (a piece of the spec's buffer) into @s
+ */
+struct kind_opt {
+	const char *name;
+	const char *arg;
+	int (*set)(struct voff_port_spec *s, char *val);
+};
+
+/**
+ * struct kind - one entry of the table of kinds
+ * @pub:	what voff_port_spec_kind_at() hands out (first member)
+ * @what:	what NAME is, for messages ("interface", "file")
+ * @flags:	VOFF_PORT_F_* the port is opened with
+ * @opts:	its options besides the settings, ended by a NULL name
+ */
+struct kind {
+	struct voff_port_spec_kind pub;
+	const char *what;
+	unsigned int flags;
+	const struct kind_opt *opts;
+};
+
+static int bad(struct voff_port_spec *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Say what is wrong in @s->err; Return: -EINVAL. */
+static int bad(struct voff_port_spec *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int opt_sink(struct voff_port_spec *s, char *val)
+{
+	if (!*val)
+		return bad(s, "sink: no file name");
+	s->cfg.sink = val;
+	return 0;
+}
+
+static const struct kind_opt no_opts[] = { { NULL, NULL, NULL } };
+static const struct kind_opt pcap_opts[] = {
+	{ "sink", "FILE", opt_sink },
+	{ NULL, NULL, NULL },
+};
+
+static const struct kind kinds[] = {
+	{ { "tap", VOFF_PORT_TAP, "NAME", IFNAME_MAX, true, false },
+	  "interface", VOFF_PORT_F_UP, no_opts },
+	{ { "tun", VOFF_PORT_TUN, "NAME", IFNAME_MAX, true, false },
+	  "interface", VOFF_PORT_F_UP, no_opts },
+	{ { "packet", VOFF_PORT_PACKET, "IFNAME", IFNAME_MAX, true, false },
+	  "interface", 0, no_opts },
+	{ { "pcap", VOFF_PORT_PCAP, "FILE", 0, false, true },
+	  "file", 0, pcap_opts },
+};
+
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+_Static_assert(offsetof(struct kind, pub) == 0,
+	       "a public kind is its entry");
+
+const struct voff_port_spec_kind *voff_port_spec_kind_at(unsigned int i)
+{
+	return i < NKINDS ? &kinds[i].pub : NULL;
+}
+
+static const struct kind *kind_entry(const struct voff_port_spec_kind *k)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (k == &kinds[i].pub)
+			return &kinds[i];
+	return NULL;
+}
+
+int voff_port_spec_kind_usage(const struct voff_port_spec_kind *pub,
+			      char *buf, size_t len)
+{
+	const struct kind *k = kind_entry(pub);
+	int n;
+
+	if (!k)
+		return snprintf(buf, len, "?");
+	n = snprintf(buf, len, "%s:%s%s", k->pub.name, k->pub.arg,
+		     k->pub.netns ? "[@NETNS]" : "");
+	for (const struct kind_opt *o = k->opts; o->name; o++) {
+		size_t off = (size_t)n < len ? (size_t)n : len;
+
+		n += snprintf(buf + off, len - off, "[,%s=%s]", o->name,
+			      o->arg);
+	}
+	return n;
+}
+
+/* Append ", NAME" (or "NAME" first) to @list of @cap bytes. */
+static void list_add(char *list, size_t cap, const char *name)
+{
+	size_t off = strnlen(list, cap);
+
+	if (off < cap)
+		snprintf(list + off, cap - off, "%s%s", off ? ", " : "", name);
+}
+
+static int unknown_kind(struct voff_port_spec *s, const char *text, int len)
+{
+	char list[64] = "";
+
+	for (size_t i = 0; i < NKINDS; i++)
+		list_add(list, sizeof(list), kinds[i].pub.name);
+	if (len < 0)
+		return bad(s, "expected KIND:NAME, not '%.32s' (kinds: %s)",
+			   text, list);
+	return bad(s, "unknown port kind '%.*s' (kinds: %s)",
+		   len > 32 ? 32 : len, text, list);
+}
+
+/* The kind of "KIND:..."; Return: the entry, or NULL (s->err says why). */
+static const struct kind *find_kind(struct voff_port_spec *s,
+				    const char *text, size_t n)
+{
+	const char *colon = memchr(text, ':', n);
+	size_t len;
+
+	if (!colon) {
+		unknown_kind(s, text, -1);
+		return NULL;
+	}
+	len = (size_t)(colon - text);
+	for (size_t i = 0; i < NKINDS; i++)
+		if (strlen(kinds[i].pub.name) == len &&
+		    !memcmp(kinds[i].pub.name, text, len))
+			return &kinds[i];
+	unknown_kind(s, text, (int)len);
+	return NULL;
+}
+
+/* NAME[@NETNS] of kind @k, cut in place. */
+static int name_part(struct voff_port_spec *s, const struct kind *k, char *p)
+{
+	char *at = k->pub.netns ? strchr(p, '@') : NULL;
+
+	if (at) {
+		*at++ = '\0';
+		if (!*at)
+			return bad(s, "no namespace after '@'");
+		if (strlen(at) > NETNS_MAX)
+			return bad(s, "namespace too long (max %d bytes)",
+				   NETNS_MAX);
+		/* A namespace name is one component of /var/run/netns. */
+		if (strchr(at, '/') || !strcmp(at, ".") || !strcmp(at, ".."))
+			return bad(s, "namespace '%s' is not a name under "
+				   "/var/run/netns", at);
+		s->cfg.netns = at;
+	}
+	if (!*p)
+		return bad(s, "no %s name after '%s:'", k->what, k->pub.name);
+	if (k->pub.name_max && strlen(p) > k->pub.name_max)
+		return bad(s, "%s name too long (max %u bytes)", k->what,
+			   k->pub.name_max);
+	s->cfg.name = p;
+	return 0;
+}
+
+static int unknown_option(struct voff_port_spec *s, const struct kind *k,
+			  const char *opt)
+{
+	const struct voff_switch_setting *set;
+	char list[160] = "";
+
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++)
+		if (set->kinds & (1u << k->pub.kind))
+			list_add(list, sizeof(list), set->name);
+	for (const struct kind_opt *o = k->opts; o->name; o++)
+		list_add(list, sizeof(list), o->name);
+	return bad(s, "unknown option '%.32s' (options: %s)", opt, list);
+}
+
+/* One OPTION=VALUE: a setting or an option of the kind. */
+static int option(struct voff_port_spec *s, const struct kind *k, char *opt)
+{
+	const struct voff_switch_setting *set;
+	char *val = strchr(opt, '=');
+	unsigned int i;
+	uint64_t v;
+
+	if (!*opt)
+		return bad(s, "empty option");
+	if (!val)
+		return bad(s, "option '%.32s' without a value (%.32s=VALUE)",
+			   opt, opt);
+	*val++ = '\0';
+	for (const struct kind_opt *o = k->opts; o->name; o++)
+		if (!strcmp(o->name, opt))
+			return o->set(s, val);
+	for (i = 0; (set = voff_switch_setting_at(i)); i++)
+		if (!strcmp(set->name, opt))
+			break;
+	if (!set)
+		return unknown_option(s, k, opt);
+	if (!(set->kinds & (1u << k->pub.kind)))
+		return bad(s, "%s: not an option of %s ports", set->name,
+			   k->pub.name);
+	if (voff_switch_setting_parse(set, val, &v, s->err, sizeof(s->err)))
+		return -EINVAL;
+	s->given |= 1u << i;
+	s->value[i] = v;
+	voff__switch_setting_open(set, v, &s->cfg);
+	return 0;
+}
+
+int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
+{
+	const struct kind *k;
+	char *opt, *next;
+	size_t n, klen;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	if (!text)
+		return bad(s, "no spec");
+	n = strnlen(text, sizeof(s->buf));
+	if (n >= sizeof(s->buf))
+		return bad(s, "spec too long (max %d bytes)",
+			   VOFF_PORT_SPEC_MAX);
+	k = find_kind(s, text, n);
+	if (!k)
+		return -EINVAL;
+	klen = strlen(k->pub.name) + 1;
+	memcpy(s->buf, text + klen, n - klen + 1);
+	s->cfg.kind = k->pub.kind;
+	s->cfg.flags = k->flags;
+	opt = strchr(s->buf, ',');
+	if (opt)
+		*opt++ = '\0';
+	err = name_part(s, k, s->buf);
+	for (; !err && opt; opt = next) {
+		next = strchr(opt, ',');
+		if (next)
+			*next++ = '\0';
+		err = option(s, k, opt);
+	}
+	if (err)
+		return err;
+	s->cfg.want = VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 |
+		      VOFF_TUN_F_TSO6 | VOFF_TUN_F_TSO_ECN |
+		      VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
+	return 0;
+}
+
+/* Apply a spec's run-time settings to port @id, in table order. */
+static int spec_apply(struct voff_switch *sw, unsigned int id,
+		      const struct voff_port_spec *s)
+{
+	const struct voff_switch_setting *set;
+	int err;
+
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		if (!(s->given & (1u << i)) ||
+		    !(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
+			continue;
+		err = voff_switch_set(sw, id, set->name, s->value[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int voff_switch_add_parsed(struct voff_switch *sw,
+			   const struct voff_port_spec *s, unsigned int *id)
+{
+	struct voff_port *port;
+	unsigned int nid;
+	int err;
+
+	if (!sw || !s || !s->cfg.name)
+		return -EINVAL;
+	/* A name in use fails before a device is made. */
+	if (voff_switch_find(sw, s->cfg.name) >= 0)
+		return -EEXIST;
+	err = voff_port_open(&port, &s->cfg);
+	if (err)
+		return err;
+	err = voff_switch_add(sw, port, s->cfg.name, &nid);
+	if (err) {
+		voff_port_close(port);
+		return err;
+	}
+	err = spec_apply(sw, nid, s);
+	if (err) {
+		voff_switch_del(sw, nid);
+		return err;
+	}
+	if (id)
+		*id = nid;
+	return 0;
+}
+
+int voff_switch_add_spec(struct voff_switch *sw, const char *text,
+			 unsigned int *id)
+{
+	struct voff_port_spec s;
+	int err;
+
+	if (!sw || !text)
+		return -EINVAL;
+	err = voff_port_spec_parse(&s, text);
+	if (err)
+		return err;
+	return voff_switch_add_parsed(sw, &s, id);
+}
