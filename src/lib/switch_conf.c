@@ -172,7 +172,6 @@ int voff__conf_port(struct voff_switch_conf *c, const char *text, char *err,
 		    size_t errlen)
 {
 	struct voff_port_spec s;
-	char where[320];
 	int i;
 
 	if (c->n == VOFF_SWITCH_MAX_PORTS) {
@@ -186,6 +185,8 @@ int voff__conf_port(struct voff_switch_conf *c, const char *text, char *err,
 	}
 	i = find(c, s.cfg.name);
 	if (i >= 0) {
+		char where[320];
+
 		port_where(c, &c->port[i], where, sizeof(where));
 		say(err, errlen, "port '%s' is declared twice (first at %s)",
 		    s.cfg.name, where);
@@ -246,13 +247,12 @@ int voff__conf_limits(struct voff_switch_conf *c, const char *port,
 {
 	struct conf_port *p = declared(c, port, err, errlen);
 	uint64_t v[VOFF_SWITCH_CTL_MAX / 4];
-	int rc;
 
 	if (!p)
 		return -ENOENT;
 	/* Every pair is checked before the port's settings change. */
 	for (int i = 0; i + 1 < n; i += 2) {
-		rc = voff__switch_setting_check(p->spec.cfg.kind, w[i],
+		int rc = voff__switch_setting_check(p->spec.cfg.kind, w[i],
 						w[i + 1], &v[i / 2], err,
 						errlen);
 		if (rc)
@@ -382,10 +382,11 @@ static int plan(const struct voff_switch *sw, struct voff_switch_conf *c,
 		const struct conf_port *p, unsigned int deny)
 {
 	struct voff_switch_port_info pi;
-	char spec[VOFF_PORT_SPEC_MAX + 1];
 	int id = voff_switch_find(sw, p->spec.cfg.name);
 
 	if (id >= 0) {
+		char spec[VOFF_PORT_SPEC_MAX + 1];
+
 		voff_switch_port_info(sw, (unsigned int)id, &pi);
 		voff_port_spec_format(&p->spec, false, spec, sizeof(spec));
 		if (!pi.failed && strcmp(pi.spec, spec))
@@ -436,8 +437,8 @@ static int update(struct voff_switch *sw, struct voff_switch_conf *c,
 
 	voff_switch_port_info(sw, id, &pi);
 	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
-		uint64_t v = p->spec.given & (1u << i) ? p->spec.value[i]
-						       : set->def;
+		uint64_t v = (p->spec.given & (1u << i)) ? p->spec.value[i]
+							 : set->def;
 
 		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
 		    !(set->kinds & (1u << pi.info.kind)) ||

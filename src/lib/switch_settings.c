@@ -318,10 +318,11 @@ int voff__switch_setting_check(enum voff_port_kind kind, const char *name,
 			       size_t errlen)
 {
 	const struct voff_switch_setting *set = voff_switch_setting_find(name);
-	char list[512];
-	size_t off = 0;
 
 	if (!set) {
+		char list[512];
+		size_t off = 0;
+
 		list[0] = '\0';
 		for (size_t i = 0; i < COUNT && off < sizeof(list); i++)
 			off += (size_t)snprintf(list + off, sizeof(list) - off,

@@ -228,7 +228,6 @@ static void conn_answer(struct ctl_server *s, struct voff_switch *sw,
 	size_t len = nl ? (size_t)(nl - c->req) : c->len;
 	FILE *f = open_memstream(&c->out, &c->olen);
 	uid_t uid;
-	int err;
 
 	c->state = REPLYING;
 	if (!f) {
@@ -245,6 +244,8 @@ static void conn_answer(struct ctl_server *s, struct voff_switch *sw,
 			  "refused a control connection from uid %ld",
 			  (long)(int)uid);
 	} else {
+		int err;
+
 		s->cur = c;
 		err = voff_switch_ctl_serve(sw, st, c->req, len, f);
 		s->cur = NULL;

@@ -57,7 +57,9 @@ static volatile sig_atomic_t stop_sig, reload_req;
  * @rx_dropped:	the port's own receive drops then
  * @tx_dropped:	and send drops
  * @on:		the alarm is raised (cleared by a window below threshold)
- * @fresh:	the window started with the port: nothing to compare yet
+ *
+ * A port's counters start at zero when it is added, and so does its
+ * entry here (on_event()).
  */
 struct alarm {
 	uint64_t handled;
@@ -65,7 +67,6 @@ struct alarm {
 	uint64_t drops[VOFF_SWITCH_DROP__COUNT];
 	uint64_t rx_dropped, tx_dropped;
 	bool on;
-	bool fresh;
 };
 
 /**
@@ -113,7 +114,6 @@ static int conf_build(const struct svc *v, struct voff_switch_conf **out,
 {
 	struct voff_switch_conf *c;
 	char line[VOFF_PORT_SPEC_MAX + 16];
-	FILE *f;
 	int rc;
 
 	rc = voff_switch_conf_new(&c);
@@ -128,7 +128,8 @@ static int conf_build(const struct svc *v, struct voff_switch_conf **out,
 		rc = voff_switch_conf_line(c, line, (size_t)n, "--port", 0);
 	}
 	if (!rc && v->config) {
-		f = fopen(v->config, "re");
+		FILE *f = fopen(v->config, "re");
+
 		if (!f) {
 			rc = -errno;
 			snprintf(err, errlen, "%s: %s", v->config,
@@ -292,7 +293,6 @@ static void on_event(void *ctx, const struct voff_switch_event *ev)
 	switch (ev->type) {
 	case VOFF_SWITCH_EV_PORT_ADDED:
 		memset(&v->alarm[ev->port], 0, sizeof(v->alarm[0]));
-		v->alarm[ev->port].fresh = true;
 		log_event(LOG_LVL_NOTICE, "port_added", n, f,
 			  "port %s added%s%s%s", n, *ev->spec ? " (" : "",
 			  ev->spec, *ev->spec ? ")" : "");
@@ -386,13 +386,13 @@ static void alarm_check(struct svc *v, unsigned int id, const char *name)
 	struct alarm *a = &v->alarm[id], now;
 	uint64_t handled, dropped;
 	double pct;
-	char why[256], f[64];
+	char f[64];
 
 	alarm_read(v, id, &now);
 	handled = now.handled - a->handled;
 	dropped = now.dropped - a->dropped;
-	if (a->fresh || now.handled < a->handled) {
-		now.on = false;
+	if (now.handled < a->handled) {
+		/* Not the counters of the window's start: start again. */
 		*a = now;
 		return;
 	}
@@ -400,6 +400,8 @@ static void alarm_check(struct svc *v, unsigned int id, const char *name)
 	snprintf(f, sizeof(f), ",\"dropped\":%" PRIu64 ",\"handled\":%" PRIu64,
 		 dropped, handled);
 	if (handled >= ALARM_MIN_FRAMES && pct > v->alarm_pct) {
+		char why[256];
+
 		alarm_why(&now, a, why, sizeof(why));
 		log_event(LOG_LVL_WARNING, "drop_alarm", name, f,
 			  "port %s: %.1f %% of frames dropped over the last "
