@@ -392,9 +392,8 @@ static int plan(const struct voff_switch *sw, struct voff_switch_conf *c,
 		if (!pi.failed && strcmp(pi.spec, spec))
 			return conf_fail(c, p, -EBUSY, "runs as '%s', not "
 					 "'%s'; what a port is opened with "
-					 "cannot change while it runs (`ports "
-					 "del %s`, then apply again, "
-					 "re-creates it)",
+					 "cannot change while it runs (after "
+					 "`ports del %s` it is re-created)",
 					 *pi.spec ? pi.spec : "(no spec)",
 					 spec, p->spec.cfg.name);
 		if (!pi.failed)

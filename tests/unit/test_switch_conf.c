@@ -433,8 +433,8 @@ static void t_apply_refused(void)
 	snprintf(text, sizeof(text),
 		 "t.conf:3: port '%s': runs as 'pcap:%s', not "
 		 "'pcap:%s,sink=%s/x.pcap'; what a port is opened with cannot "
-		 "change while it runs (`ports del %s`, then apply again, "
-		 "re-creates it)", a, a, a, dir, a);
+		 "change while it runs (after `ports del %s` it is "
+		 "re-created)", a, a, a, dir, a);
 	CHECK_STR_EQ(voff_switch_conf_error(conf), text);
 	CHECK_STR_EQ(saved(sw), before);
 	CHECK_EQ(access(text, F_OK), -1);
