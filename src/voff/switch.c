@@ -590,7 +590,9 @@ static void usage(FILE *f)
 	      "                   [--drop-caps] [--seccomp] [--pidfile FILE]\n"
 	      "                   [--log-level LEVEL] [--syslog]\n"
 	      "                   [--drop-alarm PERCENT] [--drop-window "
-	      "SECONDS]\n\n", f);
+	      "SECONDS]\n"
+	      "       voff switch --check [--port SPEC ...] [--config FILE]"
+	      "\n\n", f);
 	usage_spec(f);
 	fprintf(f,
 		"\n--port SPEC     a port (before those of --config)\n"
@@ -615,7 +617,9 @@ static void usage(FILE *f)
 		"over a\n"
 		"                window (default 5; 0: never)\n"
 		"--drop-window SECONDS\n"
-		"                the window of --drop-alarm (default 10)\n",
+		"                the window of --drop-alarm (default 10)\n"
+		"--check         check the ports and the file, open nothing, "
+		"exit\n",
 		VOFF_CTL_DEFAULT);
 }
 
@@ -634,6 +638,7 @@ static void usage(FILE *f)
  * @drop:	--drop-caps
  * @filter:	--seccomp
  * @use_syslog:	--syslog
+ * @check:	--check
  */
 struct opts {
 	const char *specs[MAX_SPECS];
@@ -643,7 +648,7 @@ struct opts {
 	enum log_level level;
 	double alarm_pct;
 	unsigned int window;
-	bool daemonize, drop, filter, use_syslog;
+	bool daemonize, drop, filter, use_syslog, check;
 };
 
 /* A number of --drop-alarm or --drop-window; Return: 0 or EXIT_USAGE. */
@@ -680,6 +685,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "syslog", no_argument, NULL, 'y' },
 		{ "drop-alarm", required_argument, NULL, 'a' },
 		{ "drop-window", required_argument, NULL, 'w' },
+		{ "check", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -740,6 +746,9 @@ static int parse(int argc, char **argv, struct opts *o)
 				return EXIT_USAGE;
 			o->window = (unsigned int)d;
 			break;
+		case 'k':
+			o->check = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -783,6 +792,20 @@ static int start(struct svc *v, const struct opts *o,
 			voff_switch_conf_error(*conf));
 		return EXIT_FAIL;
 	}
+	return 0;
+}
+
+/* --check: what start() reads, without opening anything. */
+static int check_only(const struct svc *v)
+{
+	char err[VOFF_SWITCH_CTL_MAX + 512];
+	struct voff_switch_conf *c;
+
+	if (conf_build(v, &c, err, sizeof(err))) {
+		fprintf(stderr, "voff switch: %s\n", err);
+		return EXIT_USAGE;
+	}
+	voff_switch_conf_free(c);
 	return 0;
 }
 
@@ -855,6 +878,8 @@ int switch_main(int argc, char **argv)
 	v.st.ctx = &v;
 	if (o.drop)
 		v.st.deny |= VOFF_SWITCH_CTL_DENY_ADD;
+	if (o.check)
+		return check_only(&v);
 	rc = lock_pidfile(o.pidfile, &pidfd);
 	if (rc)
 		return rc;

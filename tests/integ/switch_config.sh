@@ -107,8 +107,8 @@ expect 1 "voff switch: --pidfile $t/pid: held by running process $swpid" \
 if grep -qE '^[0-9T:.-]+Z voff switch\[[0-9]+\]: notice: port .*/a.pcap added \(pcap:' \
 	"$t/switch.err"; then ok "log lines: time, pid, level"
 else bad "log: $(head -3 "$t/switch.err")"; fi
-wait_log "debug: control request 'save': ok" && ok "debug: requests logged" ||
-	bad "no debug line for save"
+if wait_log "debug: control request 'save': ok"; then ok "debug: requests logged"
+else bad "no debug line for save"; fi
 
 # save FILE: written by the client, replacing the file atomically.
 echo "old" >"$t/saved.conf"
@@ -149,8 +149,9 @@ features $a tx-checksum-ip-generic off
 ports add pcap:$c
 EOF
 if vctl reload; then ok "reload"; else bad "reload failed"; fi
-wait_log "config $conf reloaded: 1 added, 0 removed, 1 changed, 1 unchanged" &&
-	ok "reload logged what it did" || bad "reload log: $(tail -3 "$t/switch.err")"
+if wait_log "config $conf reloaded: 1 added, 0 removed, 1 changed, 1 unchanged"; then
+	ok "reload logged what it did"
+else bad "reload log: $(tail -3 "$t/switch.err")"; fi
 if [ "$(vctl -j limits "$a" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gso_max_size"])')" = 16000 ]; then
 	ok "changed setting applied"
 else bad "gso_max_size not changed"; fi
@@ -165,9 +166,9 @@ cat >"$conf" <<EOF
 ports add pcap:$a,sink=$t/a-out.pcap
 EOF
 kill -HUP "$swpid"
-wait_log "config $conf reloaded: 0 added, 1 removed, 1 changed, 1 unchanged" &&
-	ok "SIGHUP: c removed, a changed, b (--port) unchanged" ||
-	bad "SIGHUP reload: $(tail -3 "$t/switch.err")"
+if wait_log "config $conf reloaded: 0 added, 1 removed, 1 changed, 1 unchanged"; then
+	ok "SIGHUP: c removed, a changed, b (--port) unchanged"
+else bad "SIGHUP reload: $(tail -3 "$t/switch.err")"; fi
 vctl save >"$t/before"
 
 # A refused reload: the reason, and nothing changed.
@@ -181,8 +182,9 @@ expect 1 "voff ctl: $conf:1: port '$a': runs as 'pcap:$a,sink=$t/a-out.pcap', no
 if vctl save | cmp -s - "$t/before" && [ ! -e "$t/other.pcap" ]; then
 	ok "refused reloads changed nothing"
 else bad "a refused reload changed something"; fi
-wait_log "error: config reload refused, nothing changed: $conf:2: rx_budget" &&
-	ok "refusal logged as an error" || bad "refusal not logged"
+if wait_log "error: config reload refused, nothing changed: $conf:2: rx_budget"; then
+	ok "refusal logged as an error"
+else bad "refusal not logged"; fi
 if [ "$(vctl -j server | python3 -c 'import json,sys; print(json.load(sys.stdin)["failed"])')" -ge 2 ]; then
 	ok "refused reloads counted as failed requests"
 else bad "server failed counter"; fi
@@ -190,8 +192,8 @@ else bad "server failed counter"; fi
 if sw_stop; then ok "switch stopped cleanly"; else bad "switch exit status"; fi
 if [ ! -e "$t/pid" ] && [ ! -e "$ctl" ]; then ok "pid file and socket removed"
 else bad "left behind: $(ls "$t")"; fi
-grep -q "notice: stopping on SIGTERM" "$t/switch.err" && ok "stop logged" ||
-	bad "stop not logged"
+if grep -q "notice: stopping on SIGTERM" "$t/switch.err"; then ok "stop logged"
+else bad "stop not logged"; fi
 
 # ---- the journal's format, sd_notify, levels ---------------------------
 python3 - "$t/notify" <<'PY' &
@@ -214,8 +216,8 @@ npid=$!
 for _ in $(seq 50); do [ -S "$t/notify" ] && break; sleep 0.1; done
 printf 'ports add pcap:%s\n' "$b" >"$conf"
 : >"$js"
-# shellcheck disable=SC2016
-NOTIFY_SOCKET=$t/notify JOURNAL_STREAM=$(stat -c '%d:%i' "$js") \
+jstream=$(stat -c '%d:%i' "$js")
+NOTIFY_SOCKET=$t/notify JOURNAL_STREAM=$jstream \
 	"$voff" switch --ctl "$ctl" --config "$conf" --log-level notice \
 	2>>"$js" &
 swpid=$!

@@ -39,8 +39,10 @@ m1=$!
 vctl -j monitor >"$t/json" &
 m2=$!
 lib_pids+=("$m1" "$m2")
-wait_for "$t/text" "monitor started" && wait_for "$t/json" "monitor started" ||
+if ! wait_for "$t/text" "monitor started" ||
+   ! wait_for "$t/json" "monitor started"; then
 	bad "monitors did not start"
+fi
 vctl limits "$a" gso_max_segs 20
 vctl ports del "$t/b.pcap"
 wait_for "$t/json" '"event":"port_removed"' || bad "no port_removed in JSON"
@@ -142,6 +144,6 @@ else bad "9th monitor: $(cat "$t/err9")"; fi
 sw_stop
 if wait "$m1" && wait "$m2"; then ok "monitors end with the switch"
 else bad "monitor exit status"; fi
-grep -q "stop: stopping on SIGTERM" "$t/text" && ok "the stop is the last event" ||
-	bad "no stop event"
+if grep -q "stop: stopping on SIGTERM" "$t/text"; then ok "the stop is the last event"
+else bad "no stop event"; fi
 [ "$fails" -eq 0 ]
