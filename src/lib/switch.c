@@ -20,6 +20,7 @@
 #include <voff/switch.h>
 #include <voff/xmit.h>
 
+#include "port_int.h"
 #include "switch_int.h"
 
 /* Outputs of one segmentation: a 64 KiB packet cut at the smallest MSS. */
@@ -46,7 +47,7 @@ struct sw_port {
 	uint64_t gro_timeout_ns;
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
-	struct voff_batch tx;
+	struct voff_batch tx;		/* checked, headers pushed (port.c) */
 };
 
 struct voff_switch {
@@ -378,21 +379,25 @@ static void drop(struct sw_port *p, struct voff_pkt *pkt,
 static void flush_tx(struct sw_port *p)
 {
 	if (p->tx.n)
-		voff_port_tx(p->port, &p->tx);
+		voff__port_tx_send(p->port, &p->tx);
 }
 
-/* Ownership: consumes @pkt. */
-static void enqueue(struct sw_port *p, struct voff_pkt *pkt)
+/*
+ * Queue @pkt on @p's port, its header encoded now over @parsed (output()'s
+ * parse of it, or NULL: the encoder then parses it only if it claims an
+ * offload).  A frame the port refuses is counted there and freed.
+ * Ownership: consumes @pkt.
+ */
+static void enqueue(struct sw_port *p, struct voff_pkt *pkt,
+		    const struct voff_parsed *parsed)
 {
-	if (p->tx.n == VOFF_BATCH_MAX)
-		flush_tx(p);
-	p->tx.pkts[p->tx.n++] = pkt;
+	voff__port_tx_add(p->port, &p->tx, pkt, parsed);
 }
 
 static void enqueue_segs(struct voff_switch *sw, struct sw_port *p, int n)
 {
 	for (int i = 0; i < n; i++)
-		enqueue(p, sw->segs[i]);
+		enqueue(p, sw->segs[i], NULL);
 }
 
 static void segment(struct voff_switch *sw, struct sw_port *p,
@@ -415,8 +420,8 @@ static void segment(struct voff_switch *sw, struct sw_port *p,
 }
 
 static void resegment(struct voff_switch *sw, struct sw_port *p,
-		      struct voff_pkt *pkt, const struct voff_xmit_info *info,
-		      unsigned int max_segs)
+		      struct voff_pkt *pkt, const struct voff_parsed *parsed,
+		      const struct voff_xmit_info *info, unsigned int max_segs)
 {
 	uint32_t max = info->l3_proto == 4 ? p->elim.gso_ipv4_max_size
 					   : p->elim.gso_max_size;
@@ -425,7 +430,7 @@ static void resegment(struct voff_switch *sw, struct sw_port *p,
 	n = voff_gso_resegment(pkt, max, max_segs, sw->pool, sw->segs,
 			       SEGS_CAP);
 	if (n == 0) {
-		enqueue(p, pkt);
+		enqueue(p, pkt, parsed);
 		return;
 	}
 	if (n < 0) {
@@ -441,6 +446,9 @@ static void resegment(struct voff_switch *sw, struct sw_port *p,
 
 /*
  * One packet leaving through @p: the transmit decision, then segment late.
+ * A frame that asks for no offload needs no decision and is not parsed;
+ * the others are parsed here once, and the parse goes on to the encoder
+ * of their virtio_net_hdr.
  * Ownership: consumes @pkt.
  */
 static void output(struct voff_switch *sw, struct sw_port *p,
@@ -452,7 +460,7 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 	enum voff_parse_start start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
 
 	if (!voff_pkt_is_gso(pkt) && pkt->csum != VOFF_CSUM_PARTIAL) {
-		enqueue(p, pkt);
+		enqueue(p, pkt, NULL);
 		return;
 	}
 	if (voff_pkt_parse(pkt, start, &parsed) != 0 ||
@@ -464,14 +472,14 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 	switch (r.verdict) {
 	case VOFF_XMIT_PASS:
 	case VOFF_XMIT_PASS_CSUM:
-		enqueue(p, pkt);
+		enqueue(p, pkt, &parsed);
 		return;
 	case VOFF_XMIT_PASS_GSO:
 		/* A checksum that is not partial yet: cut with full sums. */
 		if (r.reason == VOFF_XMIT_R_GSO_CSUM_SETUP)
 			segment(sw, p, pkt, false);
 		else
-			enqueue(p, pkt);
+			enqueue(p, pkt, &parsed);
 		return;
 	case VOFF_XMIT_CSUM_SW:
 		if (voff_pkt_csum_complete(pkt) != 0) {
@@ -479,13 +487,13 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 			return;
 		}
 		p->st.csum_sw++;
-		enqueue(p, pkt);
+		enqueue(p, pkt, NULL);	/* plain now: nothing to encode */
 		return;
 	case VOFF_XMIT_SEGMENT:
 		segment(sw, p, pkt, r.seg_csum_hw);
 		return;
 	case VOFF_XMIT_RESEGMENT:
-		resegment(sw, p, pkt, &info, r.max_segs);
+		resegment(sw, p, pkt, &parsed, &info, r.max_segs);
 		return;
 	default:
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
