@@ -50,6 +50,21 @@ struct sw_port {
 	struct voff_batch tx;		/* checked, headers pushed (port.c) */
 };
 
+/* struct egress_parse.err before voff_parse() has run. */
+#define NOT_PARSED 1
+
+/*
+ * struct egress_parse - the parse of a frame on its way out, made once for
+ * all its copies: a flooded frame's copies have the same bytes, and every
+ * egress of one flood starts its frames alike (one L2 or L3 domain)
+ * @p:		the parse
+ * @err:	NOT_PARSED, or voff_parse()'s result
+ */
+struct egress_parse {
+	struct voff_parsed p;
+	int err;
+};
+
 struct voff_switch {
 	struct voff_pool *pool;
 	struct voff__fdb fdb;
@@ -58,6 +73,7 @@ struct voff_switch {
 	struct sw_port p[VOFF_SWITCH_MAX_PORTS];
 	struct voff_pkt *segs[SEGS_CAP];
 	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
+	struct egress_parse ep;		/* of the frame fan_out() sends */
 };
 
 static const char *const drop_names[] = {
@@ -447,39 +463,46 @@ static void resegment(struct voff_switch *sw, struct sw_port *p,
 /*
  * One packet leaving through @p: the transmit decision, then segment late.
  * A frame that asks for no offload needs no decision and is not parsed;
- * the others are parsed here once, and the parse goes on to the encoder
- * of their virtio_net_hdr.
+ * the others are parsed once (in sw->ep, shared by the copies of a
+ * flooded frame), and the parse goes on to the encoder of their
+ * virtio_net_hdr.
  * Ownership: consumes @pkt.
  */
 static void output(struct voff_switch *sw, struct sw_port *p,
 		   struct voff_pkt *pkt)
 {
+	struct egress_parse *ep = &sw->ep;
 	struct voff_xmit_result r;
 	struct voff_xmit_info info;
-	struct voff_parsed parsed;
+	const struct voff_parsed *parsed = &ep->p;
 	enum voff_parse_start start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
 
 	if (!voff_pkt_is_gso(pkt) && pkt->csum != VOFF_CSUM_PARTIAL) {
 		enqueue(p, pkt, NULL);
 		return;
 	}
-	if (voff_pkt_parse(pkt, start, &parsed) != 0 ||
-	    voff_xmit_info_from_parsed(pkt, &parsed, &info) != 0) {
+	if (ep->err == NOT_PARSED)
+		ep->err = voff_parse(voff_pkt_data(pkt), pkt->len, start,
+				     &ep->p);
+	if (ep->err != 0 ||
+	    voff_xmit_info_from_parsed(pkt, parsed, &info) != 0) {
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
 		return;
 	}
+	/* GSO reads the header offsets from the packet. */
+	voff_pkt_set_offsets(pkt, parsed);
 	voff_xmit_decide(pkt, &info, &p->eff, &p->elim, 0, &r);
 	switch (r.verdict) {
 	case VOFF_XMIT_PASS:
 	case VOFF_XMIT_PASS_CSUM:
-		enqueue(p, pkt, &parsed);
+		enqueue(p, pkt, parsed);
 		return;
 	case VOFF_XMIT_PASS_GSO:
 		/* A checksum that is not partial yet: cut with full sums. */
 		if (r.reason == VOFF_XMIT_R_GSO_CSUM_SETUP)
 			segment(sw, p, pkt, false);
 		else
-			enqueue(p, pkt, &parsed);
+			enqueue(p, pkt, parsed);
 		return;
 	case VOFF_XMIT_CSUM_SW:
 		if (voff_pkt_csum_complete(pkt) != 0) {
@@ -493,7 +516,7 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 		segment(sw, p, pkt, r.seg_csum_hw);
 		return;
 	case VOFF_XMIT_RESEGMENT:
-		resegment(sw, p, pkt, &parsed, &info, r.max_segs);
+		resegment(sw, p, pkt, parsed, &info, r.max_segs);
 		return;
 	default:
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
@@ -505,6 +528,7 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 static void fan_out(struct voff_switch *sw, struct sw_port *in,
 		    struct voff_pkt *pkt, unsigned int n)
 {
+	sw->ep.err = NOT_PARSED;
 	if (!n) {
 		drop(in, pkt, VOFF_SWITCH_DROP_NO_EGRESS);
 		return;
