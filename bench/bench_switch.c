@@ -36,6 +36,8 @@
 
 #include <voff/voff.h>
 
+#include "frames.h"
+
 #define MAX_FRAME 66000
 
 struct bcase {
@@ -64,58 +66,33 @@ static const struct bcase cases[] = {
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t MAC_B[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /*
  * Ethernet + IPv4 (DF) + UDP or TCP with timestamps + @payload bytes,
- * from @src to @dst, the L4 checksum field holding the pseudo-header sum
- * (what a partial checksum carries).  Return: the frame length.
+ * from @src to @dst (the tests' frame builder), the L4 checksum field
+ * holding the pseudo-header sum, as a partial checksum carries it.
+ * Return: the frame length.
  */
 static uint32_t build(uint8_t *d, const uint8_t *dst, const uint8_t *src,
 		      bool udp, uint32_t payload)
 {
-	const uint32_t l3 = 14, l4 = 34, l4h = udp ? 8 : 32;
-	uint32_t len = l4 + l4h + payload, sum;
+	const struct tf_l4 l4 = { .sport = 5001, .dport = 5201,
+				  .flags = TF_ACK, .opt_len = udp ? 0 : 12 };
+	uint32_t len, sum;
+	struct tf b;
 	uint16_t c;
 
-	memset(d, 0, len);
-	memcpy(d, dst, 6);
-	memcpy(d + 6, src, 6);
-	put16(d + 12, 0x0800);
-	d[l3] = 0x45;
-	put16(d + l3 + 2, len - l3);
-	d[l3 + 6] = 0x40;
-	d[l3 + 8] = 64;
-	d[l3 + 9] = udp ? 17 : 6;
-	d[l3 + 12] = 10;
-	d[l3 + 15] = 1;
-	d[l3 + 16] = 10;
-	d[l3 + 19] = 2;
-	c = voff_csum_ipv4_hdr(d + l3, 20);
-	memcpy(d + l3 + 10, &c, 2);
-	put16(d + l4, 5001);
-	put16(d + l4 + 2, 5201);
-	if (udp) {
-		put16(d + l4 + 4, len - l4);
-	} else {
-		d[l4 + 12] = 8 << 4;
-		d[l4 + 13] = 0x10;
-		put16(d + l4 + 14, 64000);
-		d[l4 + 20] = 1;
-		d[l4 + 21] = 1;
-		d[l4 + 22] = 8;
-		d[l4 + 23] = 10;
-	}
-	for (uint32_t i = l4 + l4h; i < len; i++)
-		d[i] = (uint8_t)(i * 7);
-	sum = voff_csum_pseudo_v4(d + l3 + 12, d + l3 + 16, udp ? 17 : 6,
-				  len - l4);
+	tf_init(&b, d, MAX_FRAME);
+	tf_eth_addr(&b, dst, src);
+	tf_ipv4(&b, &(struct tf_ip){ .df = true });
+	if (udp)
+		tf_udp(&b, &l4);
+	else
+		tf_tcp(&b, &l4);
+	tf_payload(&b, payload, 7);
+	len = (uint32_t)tf_finish(&b);
+	sum = voff_csum_pseudo_v4(d + 26, d + 30, udp ? 17 : 6, len - 34);
 	c = (uint16_t)~voff_csum_fold(sum);
-	memcpy(d + l4 + (udp ? 6 : 16), &c, 2);
+	memcpy(d + 34 + (udp ? 6 : 16), &c, 2);
 	return len;
 }
 
