@@ -24,9 +24,13 @@
  *
  * Decoding copies the header into a local struct first and validates only
  * that copy (a header in shared memory may change under us: the "TOCTOU on
- * mmap'd vnet_hdr" bug).  The frame is parsed with voff_parse() and the
- * header must agree with what the parser finds: csum_start must be the real
- * L4 header, gso_type must match the real protocols, hdr_len is recomputed.
+ * mmap'd vnet_hdr" bug).  A header that claims an offload (NEEDS_CSUM or a
+ * GSO type) must agree with what voff_parse() finds in the frame:
+ * csum_start must be the real L4 header, gso_type must match the real
+ * protocols, hdr_len is recomputed.  A header that claims none is checked
+ * on its own; the frame is parsed then only for the offsets decode sets,
+ * and encode does not parse it at all.  A transmit path that has parsed
+ * the frame already passes its parse to voff_vnet_encode_parsed().
  * docs/vnet.md lists every rule, the kernel rule it mirrors and where voff
  * is stricter; each rejection has its own VOFF_E_VNET_* code (err.h) whose
  * name is the drop counter's name.
@@ -48,6 +52,7 @@ extern "C" {
 #endif
 
 struct voff_pkt;
+struct voff_parsed;
 
 /* ---- wire format --------------------------------------------------------- */
 
@@ -340,7 +345,9 @@ int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt);
  * @cfg:	the channel
  * @pkt:	the packet (its data starts at the Ethernet or IP header, as
  *		@cfg->mode says); its header offsets need not be set: the
- *		frame is parsed again
+ *		frame is parsed (once) when its metadata claims an offload
+ *		(a partial checksum or GSO), or on a receive channel with a
+ *		hash layout when @pkt->hash is set; otherwise not at all
  * @dst:	where the header bytes go
  * @cap:	bytes available at @dst
  *
@@ -365,6 +372,32 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
 		     const struct voff_pkt *pkt, void *dst, size_t cap);
 
 /**
+ * voff_vnet_encode_parsed() - voff_vnet_encode() with the caller's parse
+ * @cfg:	the channel
+ * @pkt:	the packet, as for voff_vnet_encode()
+ * @p:		a successful voff_parse() of @pkt's data as it is now,
+ *		started where @cfg->mode says (VOFF_PARSE_ETH for
+ *		VOFF_VNET_L2, VOFF_PARSE_IP for VOFF_VNET_L3); or NULL, which
+ *		makes the call voff_vnet_encode()
+ * @dst:	where the header bytes go
+ * @cap:	bytes available at @dst
+ *
+ * For a transmit path that parsed the frame for its own decision (the
+ * switch's, xmit.h): the validator then uses @p instead of parsing the
+ * frame again, and the result is the one voff_vnet_encode() gives.  @p is
+ * trusted to describe these bytes; only its start and its end (not past
+ * @pkt->len) are checked.  A parse of other bytes makes the validator
+ * judge the header against the wrong headers.
+ *
+ * Return: as voff_vnet_encode(); also -EINVAL when @p does not start where
+ * @cfg->mode says or ends past the data.  Nothing is written on failure.
+ * Ownership: borrows @pkt and @p.
+ */
+int voff_vnet_encode_parsed(const struct voff_vnet_cfg *cfg,
+			    const struct voff_pkt *pkt,
+			    const struct voff_parsed *p, void *dst, size_t cap);
+
+/**
  * voff_vnet_pkt_push() - encode @pkt's header into its headroom
  *
  * Return: as voff_vnet_encode(); VOFF_E_NO_HEADROOM when the headroom is
@@ -375,6 +408,21 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
  * Ownership: borrows @pkt.
  */
 int voff_vnet_pkt_push(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt);
+
+/**
+ * voff_vnet_pkt_push_parsed() - voff_vnet_pkt_push() with the caller's parse
+ * @cfg:	the channel
+ * @pkt:	the packet
+ * @p:		a parse of @pkt's data, as for voff_vnet_encode_parsed(),
+ *		or NULL
+ *
+ * Return: as voff_vnet_pkt_push() and voff_vnet_encode_parsed().
+ * Nothing changes on failure.
+ * Ownership: borrows @pkt and @p.
+ */
+int voff_vnet_pkt_push_parsed(const struct voff_vnet_cfg *cfg,
+			      struct voff_pkt *pkt,
+			      const struct voff_parsed *p);
 
 #ifdef __cplusplus
 }

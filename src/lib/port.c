@@ -493,41 +493,61 @@ static int tx_check(const struct voff_port *port, const struct voff_pkt *pkt,
 	return 0;
 }
 
-int voff_port_tx(struct voff_port *port, struct voff_batch *b)
+/*
+ * The transmit contract for one frame, then its header pushed (encoded
+ * over @p when the caller has parsed the frame).  Return: 0, or the reason
+ * it is refused (counted; @pkt is then unchanged and still the caller's).
+ */
+static int tx_prep(struct voff_port *port, struct voff_pkt *pkt,
+		   const struct voff_parsed *p)
 {
-	struct voff_pkt *ok[VOFF_BATCH_MAX];
+	uint32_t max_segs = port->info.kind == VOFF_PORT_MEM ?
+				    port->info.limits.gso_max_segs : 0;
+	int err = tx_check(port, pkt, max_segs);
+
+	if (!err && port->info.vnet_hdr_len)
+		err = voff__port_vnet_push(port, pkt, p);
+	if (err)
+		voff__port_count_drop(port, VOFF_PORT_TX, err);
+	return err;
+}
+
+int voff__port_tx_add(struct voff_port *port, struct voff_batch *b,
+		      struct voff_pkt *pkt, const struct voff_parsed *p)
+{
+	int err = tx_prep(port, pkt, p);
+
+	if (err) {
+		voff_pkt_free(pkt);
+		return err;
+	}
+	if (!voff_batch_space(b))
+		voff__port_tx_send(port, b);
+	b->pkts[b->n++] = pkt;
+	return 0;
+}
+
+int voff__port_tx_send(struct voff_port *port, struct voff_batch *b)
+{
 	uint32_t len[VOFF_BATCH_MAX];
 	bool gso[VOFF_BATCH_MAX];
 	int res[VOFF_BATCH_MAX];
-	uint32_t max_segs = port->info.kind == VOFF_PORT_MEM ?
-				    port->info.limits.gso_max_segs : 0;
-	unsigned int n = 0, sent = 0;
+	unsigned int n = b->n, sent = 0;
 	int err;
 
-	for (unsigned int i = 0; i < b->n; i++) {
-		struct voff_pkt *pkt = b->pkts[i];
-
-		err = tx_check(port, pkt, max_segs);
-		if (!err && port->info.vnet_hdr_len)
-			err = voff__port_vnet_push(port, pkt);
-		if (err) {
-			voff__port_count_drop(port, VOFF_PORT_TX, err);
-			voff_pkt_free(pkt);
-			continue;
-		}
-		len[n] = pkt->len - port->info.vnet_hdr_len;
-		gso[n] = voff_pkt_is_gso(pkt);
-		res[n] = 0;
-		ok[n++] = pkt;
+	for (unsigned int i = 0; i < n; i++) {
+		len[i] = b->pkts[i]->len - port->info.vnet_hdr_len;
+		gso[i] = voff_pkt_is_gso(b->pkts[i]);
+		res[i] = 0;
 	}
 	b->n = 0;
-	err = n ? port->ops->tx(port, ok, n, res) : 0;
+	err = n ? port->ops->tx(port, b->pkts, n, res) : 0;
 	for (unsigned int i = 0; i < n; i++) {
 		if (err && !res[i])
 			res[i] = err;
 		if (res[i]) {
 			voff__port_count_drop(port, VOFF_PORT_TX, res[i]);
-			voff_pkt_free(ok[i]);
+			voff_pkt_free(b->pkts[i]);
 			continue;
 		}
 		sent++;
@@ -535,9 +555,26 @@ int voff_port_tx(struct voff_port *port, struct voff_batch *b)
 		port->stats.tx_bytes += len[i];
 		port->stats.tx_gso += gso[i];
 		if (!port->ops->keeps_sent)
-			voff_pkt_free(ok[i]);
+			voff_pkt_free(b->pkts[i]);
 	}
 	return err ? err : (int)sent;
+}
+
+int voff_port_tx(struct voff_port *port, struct voff_batch *b)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct voff_pkt *pkt = b->pkts[i];
+
+		if (tx_prep(port, pkt, NULL)) {
+			voff_pkt_free(pkt);
+			continue;
+		}
+		b->pkts[n++] = pkt;
+	}
+	b->n = n;
+	return voff__port_tx_send(port, b);
 }
 
 /* ---- offload probing ----------------------------------------------------- */
@@ -625,9 +662,10 @@ int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt)
 	return voff_vnet_pkt_pull(&port->vnet_rx, pkt);
 }
 
-int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt)
+int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt,
+			 const struct voff_parsed *p)
 {
-	int rc = voff_vnet_pkt_push(&port->vnet_tx, pkt);
+	int rc = voff_vnet_pkt_push_parsed(&port->vnet_tx, pkt, p);
 
 	return rc < 0 ? rc : 0;
 }

@@ -131,6 +131,41 @@ void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,
 int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
 			 struct voff_batch *b, uint16_t tpid, uint16_t tci);
 
+/*
+ * ---- transmit in two steps, for a caller that parsed its frames --------
+ *
+ * voff_port_tx() checks and encodes a whole batch, then sends it.  The
+ * switch does the first step per frame, as it decides, while its parse of
+ * the frame is at hand, and the second when it flushes: the frame is then
+ * parsed once on its way out (port.c, vnet.h).
+ */
+
+/**
+ * voff__port_tx_add() - check one frame, push its header, queue it
+ * @port:	the port
+ * @b:		the caller's queue of checked frames for @port (sent first
+ *		with voff__port_tx_send() when full)
+ * @pkt:	the frame
+ * @p:		a successful parse of @pkt's data from where the port's
+ *		frames start (voff_vnet_encode_parsed()), or NULL
+ *
+ * Return: 0 when queued; the reason when refused (counted as a transmit
+ * drop, as voff_port_tx() counts it, and @pkt freed).
+ * Ownership: consumes @pkt.
+ */
+int voff__port_tx_add(struct voff_port *port, struct voff_batch *b,
+		      struct voff_pkt *pkt, const struct voff_parsed *p);
+
+/**
+ * voff__port_tx_send() - send frames queued by voff__port_tx_add()
+ * @port:	the port
+ * @b:		the queue; emptied on return
+ *
+ * Return: as voff_port_tx().
+ * Ownership: consumes every packet of @b.
+ */
+int voff__port_tx_send(struct voff_port *port, struct voff_batch *b);
+
 /* ---- virtio_net_hdr: the port layer's only two call sites --------------
  *
  * Both go through the shared codec and validator of vnet.h, configured per
@@ -151,10 +186,12 @@ int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt);
 
 /**
  * voff__port_vnet_push() - prepend the header for @pkt's metadata
+ * @p:		a parse of @pkt's data (voff_vnet_encode_parsed()), or NULL
  * Return: 0, or the negative reason no valid header exists for it (@pkt
  * unchanged).
  */
-int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt);
+int voff__port_vnet_push(const struct voff_port *port, struct voff_pkt *pkt,
+			 const struct voff_parsed *p);
 
 /* ---- offloads: VOFF_TUN_F_* sets ---------------------------------------- */
 

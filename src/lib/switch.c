@@ -20,6 +20,7 @@
 #include <voff/switch.h>
 #include <voff/xmit.h>
 
+#include "port_int.h"
 #include "switch_int.h"
 
 /* Outputs of one segmentation: a 64 KiB packet cut at the smallest MSS. */
@@ -51,7 +52,22 @@ struct sw_port {
 	unsigned int rx_budget;		/* frames a step reads at most */
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
-	struct voff_batch tx;
+	struct voff_batch tx;		/* checked, headers pushed (port.c) */
+};
+
+/* struct egress_parse.err before voff_parse() has run. */
+#define NOT_PARSED 1
+
+/*
+ * struct egress_parse - the parse of a frame on its way out, made once for
+ * all its copies: a flooded frame's copies have the same bytes, and every
+ * egress of one flood starts its frames alike (one L2 or L3 domain)
+ * @p:		the parse
+ * @err:	NOT_PARSED, or voff_parse()'s result
+ */
+struct egress_parse {
+	struct voff_parsed p;
+	int err;
 };
 
 struct voff_switch {
@@ -62,6 +78,7 @@ struct voff_switch {
 	struct sw_port p[VOFF_SWITCH_MAX_PORTS];
 	struct voff_pkt *segs[SEGS_CAP];
 	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
+	struct egress_parse ep;		/* of the frame fan_out() sends */
 	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
 	void *event_ctx;
 };
@@ -472,21 +489,25 @@ static void drop(struct sw_port *p, struct voff_pkt *pkt,
 static void flush_tx(struct sw_port *p)
 {
 	if (p->tx.n)
-		voff_port_tx(p->port, &p->tx);
+		voff__port_tx_send(p->port, &p->tx);
 }
 
-/* Ownership: consumes @pkt. */
-static void enqueue(struct sw_port *p, struct voff_pkt *pkt)
+/*
+ * Queue @pkt on @p's port, its header encoded now over @parsed (output()'s
+ * parse of it, or NULL: the encoder then parses it only if it claims an
+ * offload).  A frame the port refuses is counted there and freed.
+ * Ownership: consumes @pkt.
+ */
+static void enqueue(struct sw_port *p, struct voff_pkt *pkt,
+		    const struct voff_parsed *parsed)
 {
-	if (p->tx.n == VOFF_BATCH_MAX)
-		flush_tx(p);
-	p->tx.pkts[p->tx.n++] = pkt;
+	voff__port_tx_add(p->port, &p->tx, pkt, parsed);
 }
 
 static void enqueue_segs(struct voff_switch *sw, struct sw_port *p, int n)
 {
 	for (int i = 0; i < n; i++)
-		enqueue(p, sw->segs[i]);
+		enqueue(p, sw->segs[i], NULL);
 }
 
 static void segment(struct voff_switch *sw, struct sw_port *p,
@@ -509,8 +530,8 @@ static void segment(struct voff_switch *sw, struct sw_port *p,
 }
 
 static void resegment(struct voff_switch *sw, struct sw_port *p,
-		      struct voff_pkt *pkt, const struct voff_xmit_info *info,
-		      unsigned int max_segs)
+		      struct voff_pkt *pkt, const struct voff_parsed *parsed,
+		      const struct voff_xmit_info *info, unsigned int max_segs)
 {
 	uint32_t max = info->l3_proto == 4 ? p->elim.gso_ipv4_max_size
 					   : p->elim.gso_max_size;
@@ -519,7 +540,7 @@ static void resegment(struct voff_switch *sw, struct sw_port *p,
 	n = voff_gso_resegment(pkt, max, max_segs, sw->pool, sw->segs,
 			       SEGS_CAP);
 	if (n == 0) {
-		enqueue(p, pkt);
+		enqueue(p, pkt, parsed);
 		return;
 	}
 	if (n < 0) {
@@ -535,37 +556,47 @@ static void resegment(struct voff_switch *sw, struct sw_port *p,
 
 /*
  * One packet leaving through @p: the transmit decision, then segment late.
+ * A frame that asks for no offload needs no decision and is not parsed;
+ * the others are parsed once (in sw->ep, shared by the copies of a
+ * flooded frame), and the parse goes on to the encoder of their
+ * virtio_net_hdr.
  * Ownership: consumes @pkt.
  */
 static void output(struct voff_switch *sw, struct sw_port *p,
 		   struct voff_pkt *pkt)
 {
+	struct egress_parse *ep = &sw->ep;
 	struct voff_xmit_result r;
 	struct voff_xmit_info info;
-	struct voff_parsed parsed;
+	const struct voff_parsed *parsed = &ep->p;
 	enum voff_parse_start start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
 
 	if (!voff_pkt_is_gso(pkt) && pkt->csum != VOFF_CSUM_PARTIAL) {
-		enqueue(p, pkt);
+		enqueue(p, pkt, NULL);
 		return;
 	}
-	if (voff_pkt_parse(pkt, start, &parsed) != 0 ||
-	    voff_xmit_info_from_parsed(pkt, &parsed, &info) != 0) {
+	if (ep->err == NOT_PARSED)
+		ep->err = voff_parse(voff_pkt_data(pkt), pkt->len, start,
+				     &ep->p);
+	if (ep->err != 0 ||
+	    voff_xmit_info_from_parsed(pkt, parsed, &info) != 0) {
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
 		return;
 	}
+	/* GSO reads the header offsets from the packet. */
+	voff_pkt_set_offsets(pkt, parsed);
 	voff_xmit_decide(pkt, &info, &p->eff, &p->elim, 0, &r);
 	switch (r.verdict) {
 	case VOFF_XMIT_PASS:
 	case VOFF_XMIT_PASS_CSUM:
-		enqueue(p, pkt);
+		enqueue(p, pkt, parsed);
 		return;
 	case VOFF_XMIT_PASS_GSO:
 		/* A checksum that is not partial yet: cut with full sums. */
 		if (r.reason == VOFF_XMIT_R_GSO_CSUM_SETUP)
 			segment(sw, p, pkt, false);
 		else
-			enqueue(p, pkt);
+			enqueue(p, pkt, parsed);
 		return;
 	case VOFF_XMIT_CSUM_SW:
 		if (voff_pkt_csum_complete(pkt) != 0) {
@@ -573,13 +604,13 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 			return;
 		}
 		p->st.csum_sw++;
-		enqueue(p, pkt);
+		enqueue(p, pkt, NULL);	/* plain now: nothing to encode */
 		return;
 	case VOFF_XMIT_SEGMENT:
 		segment(sw, p, pkt, r.seg_csum_hw);
 		return;
 	case VOFF_XMIT_RESEGMENT:
-		resegment(sw, p, pkt, &info, r.max_segs);
+		resegment(sw, p, pkt, parsed, &info, r.max_segs);
 		return;
 	default:
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
@@ -591,6 +622,7 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 static void fan_out(struct voff_switch *sw, struct sw_port *in,
 		    struct voff_pkt *pkt, unsigned int n)
 {
+	sw->ep.err = NOT_PARSED;
 	if (!n) {
 		drop(in, pkt, VOFF_SWITCH_DROP_NO_EGRESS);
 		return;

@@ -17,6 +17,12 @@
  *  3. voff's stricter rules against the parsed headers: csum_start is the
  *     real TCP/UDP header, gso_type matches the real protocols, the
  *     payload gives the segment count, hdr_len is recomputed.
+ * The frame is parsed at most once per call, when a rule first needs it
+ * (struct frame): encode's header building and check() share the parse,
+ * and voff_vnet_encode_parsed() takes one the caller made for its own
+ * decision.  A plain frame is not parsed at all on the way out (unless a
+ * receive channel's hash report names its protocols); decode parses it
+ * after check() only for the header offsets it promises.
  * docs/vnet.md lists every rule with its kernel counterpart.
  */
 #include <errno.h>
@@ -173,15 +179,11 @@ struct gso_kind {
 
 /*
  * struct verdict - what an accepted header means for the packet
- * @p:		the parse of the frame (valid when @parsed)
- * @parsed:	voff_parse() succeeded
  * @csum, @csum_start, @csum_offset, @gso_type, @gso_size, @gso_segs,
  * @hdr_len, @hash: the values for struct voff_pkt
  * @set_hash:	@hash is meaningful (receive channel with a hash layout)
  */
 struct verdict {
-	struct voff_parsed p;
-	bool parsed;
 	uint8_t csum;
 	uint16_t csum_start;
 	uint16_t csum_offset;
@@ -192,6 +194,50 @@ struct verdict {
 	uint32_t hash;
 	bool set_hash;
 };
+
+/* struct frame.err before voff_parse() has run (its codes are negative). */
+#define NOT_PARSED 1
+
+/*
+ * struct frame - the frame a header describes, parsed at most once
+ * @data:	first byte (the Ethernet or IP header, as the channel says)
+ * @len:	bytes
+ * @start:	where voff_parse() starts: the channel's mode
+ * @p:		the parse once made (the caller's or @own), else NULL
+ * @err:	NOT_PARSED, or voff_parse()'s result
+ * @own:	room for a parse made here
+ */
+struct frame {
+	const uint8_t *data;
+	size_t len;
+	enum voff_parse_start start;
+	const struct voff_parsed *p;
+	int err;
+	struct voff_parsed own;
+};
+
+/* @given: a successful parse of the frame the caller has, or NULL. */
+static void frame_init(struct frame *f, const struct voff_vnet_cfg *cfg,
+		       const uint8_t *data, size_t len,
+		       const struct voff_parsed *given)
+{
+	f->data = data;
+	f->len = len;
+	f->start = cfg->mode == VOFF_VNET_L2 ? VOFF_PARSE_ETH : VOFF_PARSE_IP;
+	f->p = given;
+	f->err = given ? 0 : NOT_PARSED;
+}
+
+/* The parse, made on first use.  Return: 0 (@f->p set) or its error. */
+static int frame_parse(struct frame *f)
+{
+	if (f->err == NOT_PARSED) {
+		f->err = voff_parse(f->data, f->len, f->start, &f->own);
+		if (!f->err)
+			f->p = &f->own;
+	}
+	return f->err;
+}
 
 static bool is_tcp(uint8_t base)
 {
@@ -514,9 +560,9 @@ static int check_segs(const struct voff_vnet_cfg *cfg,
 /* Stage 3: everything that needs the parsed frame. */
 static int check_parsed(const struct voff_vnet_cfg *cfg,
 			const struct voff_vnet_hdr *h, const struct gso_kind *k,
-			const uint8_t *frame, size_t len, struct verdict *v)
+			const uint8_t *frame, size_t len,
+			const struct voff_parsed *p, struct verdict *v)
 {
-	const struct voff_parsed *p = &v->p;
 	struct l4ref l4 = { 0, 0, VOFF_OFF_NONE, false };
 	int err;
 
@@ -551,49 +597,50 @@ static int check_hash(const struct voff_vnet_cfg *cfg,
 }
 
 /*
- * check() - the validator: accept @h for @frame or say why not
+ * check() - the validator: accept @h for @f or say why not
+ * @f:	the frame; parsed (once) only when @h claims an offload
  * @v:	receives the verdict; its contents are undefined on failure
  */
 static int check(const struct voff_vnet_cfg *cfg, const struct voff_vnet_hdr *h,
-		 const uint8_t *frame, size_t len, struct verdict *v)
+		 struct frame *f, struct verdict *v)
 {
 	struct gso_kind k;
-	bool offload;
 	int err;
 
 	memset(v, 0, sizeof(*v));
 	err = classify(cfg, h, &k);
 	if (!err)
-		err = check_lengths(cfg, h, frame, len);
+		err = check_lengths(cfg, h, f->data, f->len);
 	if (!err)
-		err = check_kernel_csum(cfg, h, &k, len);
+		err = check_kernel_csum(cfg, h, &k, f->len);
 	if (!err)
 		err = check_gso_csum(h, &k);
 	if (!err)
 		err = check_hash(cfg, h, v);
 	if (err)
 		return err;
-	offload = (h->flags & VOFF_VNET_F_NEEDS_CSUM) ||
-		  k.base != VOFF_VNET_GSO_NONE;
-	err = voff_parse(frame, len,
-			 cfg->mode == VOFF_VNET_L2 ? VOFF_PARSE_ETH :
-						     VOFF_PARSE_IP,
-			 &v->p);
-	v->parsed = err == 0;
-	if (err && offload)
-		return err;
 	if ((h->flags & VOFF_VNET_F_DATA_VALID) && cfg->dir == VOFF_VNET_RX)
 		v->csum = VOFF_CSUM_VALID;
-	if (!offload)
+	if (!(h->flags & VOFF_VNET_F_NEEDS_CSUM) &&
+	    k.base == VOFF_VNET_GSO_NONE)
 		return 0;
-	return check_parsed(cfg, h, &k, frame, len, v);
+	err = frame_parse(f);
+	if (err)
+		return err;
+	return check_parsed(cfg, h, &k, f->data, f->len, f->p, v);
 }
 
 /* ---- decode -------------------------------------------------------------- */
 
-static void apply(const struct verdict *v, struct voff_pkt *pkt)
+/*
+ * Set @pkt from @v, and its header offsets from the frame's parse (made
+ * here when check() did not need it: decode promises the offsets of every
+ * frame that parses).
+ */
+static void apply(const struct verdict *v, struct frame *f,
+		  struct voff_pkt *pkt)
 {
-	voff_pkt_set_offsets(pkt, v->parsed ? &v->p : NULL);
+	voff_pkt_set_offsets(pkt, frame_parse(f) ? NULL : f->p);
 	pkt->csum = v->csum;
 	pkt->csum_start = v->csum_start;
 	pkt->csum_offset = v->csum_offset;
@@ -610,15 +657,17 @@ int voff_vnet_decode(const struct voff_vnet_cfg *cfg, const void *hdr,
 {
 	struct voff_vnet_hdr h;
 	struct verdict v;
+	struct frame f;
 	int err;
 
 	err = voff_vnet_hdr_read(cfg, hdr, hdr_avail, &h);
 	if (err < 0)
 		return err;
-	err = check(cfg, &h, voff_pkt_data(pkt), pkt->len, &v);
+	frame_init(&f, cfg, voff_pkt_data(pkt), pkt->len, NULL);
+	err = check(cfg, &h, &f, &v);
 	if (err)
 		return err;
-	apply(&v, pkt);
+	apply(&v, &f, pkt);
 	return 0;
 }
 
@@ -626,17 +675,19 @@ int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 {
 	struct voff_vnet_hdr h;
 	struct verdict v;
+	struct frame f;
 	int err;
 
 	err = voff_vnet_hdr_read(cfg, voff_pkt_data(pkt), pkt->len, &h);
 	if (err < 0)
 		return err;
-	err = check(cfg, &h, voff_pkt_data(pkt) + cfg->hdr_size,
-		    pkt->len - cfg->hdr_size, &v);
+	frame_init(&f, cfg, voff_pkt_data(pkt) + cfg->hdr_size,
+		   pkt->len - cfg->hdr_size, NULL);
+	err = check(cfg, &h, &f, &v);
 	if (err)
 		return err;
 	voff_pkt_pull(pkt, cfg->hdr_size);
-	apply(&v, pkt);
+	apply(&v, &f, pkt);
 	return 0;
 }
 
@@ -692,10 +743,13 @@ static uint16_t hash_report(const struct voff_parsed *p)
 	return VOFF_VNET_HASH_NONE;
 }
 
-/* Build the header fields of @pkt, before validation. */
+/*
+ * Build the header fields of @pkt, before validation.  The frame is parsed
+ * only for what a header field takes from it: a GSO packet's outer IP
+ * version and tunnel offsets, a receive channel's hash report.
+ */
 static int build(const struct voff_vnet_cfg *cfg, const struct voff_pkt *pkt,
-		 const struct voff_parsed *p, bool parsed,
-		 struct voff_vnet_hdr *h)
+		 struct frame *f, struct voff_vnet_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
 	if (pkt->csum == VOFF_CSUM_PARTIAL) {
@@ -706,34 +760,54 @@ static int build(const struct voff_vnet_cfg *cfg, const struct voff_pkt *pkt,
 		h->flags = VOFF_VNET_F_DATA_VALID;
 	}
 	if (voff_pkt_is_gso(pkt)) {
+		bool parsed = frame_parse(f) == 0;
 		int err = virtio_gso_type(cfg, pkt->gso_type,
-					  parsed ? p->l3_proto : 0, h);
+					  parsed ? f->p->l3_proto : 0, h);
 
 		if (err)
 			return err;
 		h->gso_size = pkt->gso_size;
 		if (parsed && (pkt->gso_type & VOFF_GSO_UDP_TUNNEL)) {
-			h->outer_th_offset = p->l4_off;
-			h->inner_nh_offset = p->inner_l3_off;
+			h->outer_th_offset = f->p->l4_off;
+			h->inner_nh_offset = f->p->inner_l3_off;
 		}
 	}
 	if (cfg->dir == VOFF_VNET_RX) {
 		h->num_buffers = 1;
-		if (pkt->hash && parsed) {
+		/* Only the 20 and 24-byte layouts carry a hash. */
+		if (pkt->hash && cfg->hdr_size >= VOFF_VNET_HDR_HASH_LEN &&
+		    frame_parse(f) == 0) {
 			h->hash_value = pkt->hash;
-			h->hash_report = hash_report(p);
+			h->hash_report = hash_report(f->p);
 		}
 	}
 	return 0;
 }
 
+/* Whether @p can be a parse of a @len-byte frame starting as @cfg says. */
+static bool parse_fits(const struct voff_vnet_cfg *cfg,
+		       const struct voff_parsed *p, size_t len)
+{
+	if (p->l3_end > len)
+		return false;
+	if (cfg->mode == VOFF_VNET_L2)
+		return p->l2_off == 0;
+	return p->l2_off == VOFF_OFF_NONE && p->l3_off == 0;
+}
+
 int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
 		     const struct voff_pkt *pkt, void *dst, size_t cap)
 {
+	return voff_vnet_encode_parsed(cfg, pkt, NULL, dst, cap);
+}
+
+int voff_vnet_encode_parsed(const struct voff_vnet_cfg *cfg,
+			    const struct voff_pkt *pkt,
+			    const struct voff_parsed *p, void *dst, size_t cap)
+{
 	struct voff_vnet_hdr h;
-	struct voff_parsed p;
 	struct verdict v;
-	bool parsed;
+	struct frame f;
 	int err = voff_vnet_cfg_check(cfg);
 
 	if (err)
@@ -746,14 +820,13 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
 	     ((pkt->l3_off != VOFF_OFF_NONE && pkt->l3_off != 0) ||
 	      pkt->l2_off != VOFF_OFF_NONE)))
 		return -EINVAL;
-	parsed = voff_parse(voff_pkt_data(pkt), pkt->len,
-			    cfg->mode == VOFF_VNET_L2 ? VOFF_PARSE_ETH :
-							VOFF_PARSE_IP,
-			    &p) == 0;
-	err = build(cfg, pkt, &p, parsed, &h);
+	if (p && !parse_fits(cfg, p, pkt->len))
+		return -EINVAL;
+	frame_init(&f, cfg, voff_pkt_data(pkt), pkt->len, p);
+	err = build(cfg, pkt, &f, &h);
 	if (err)
 		return err;
-	err = check(cfg, &h, voff_pkt_data(pkt), pkt->len, &v);
+	err = check(cfg, &h, &f, &v);
 	if (err)
 		return err;
 	/* A payload that fits one segment is sent as a plain frame. */
@@ -770,8 +843,15 @@ int voff_vnet_encode(const struct voff_vnet_cfg *cfg,
 
 int voff_vnet_pkt_push(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 {
+	return voff_vnet_pkt_push_parsed(cfg, pkt, NULL);
+}
+
+int voff_vnet_pkt_push_parsed(const struct voff_vnet_cfg *cfg,
+			      struct voff_pkt *pkt,
+			      const struct voff_parsed *p)
+{
 	uint8_t tmp[VOFF_VNET_HDR_TNL_LEN];
-	int n = voff_vnet_encode(cfg, pkt, tmp, sizeof(tmp));
+	int n = voff_vnet_encode_parsed(cfg, pkt, p, tmp, sizeof(tmp));
 	uint8_t *d;
 
 	if (n < 0)

@@ -23,6 +23,7 @@
 #include <voff/feat.h>
 #include <voff/limits.h>
 #include <voff/netlink.h>
+#include <voff/parse.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
 #include <voff/vnet.h>
@@ -729,6 +730,8 @@ static void differential(enum voff_port_kind kind)
 	p = open_dev(kind, NULL, "vdiff", VOFF_TUN_F_TCP, 0);
 	CHECK_OK(voff_pool_new(&pool, 2, 4096));
 	for (int i = 0; i < 3000; i++) {
+		const struct voff_parsed *given = NULL;
+		struct voff_parsed parsed;
 		struct voff_pkt *pkt;
 		bool v6, udp, tagged;
 		size_t l4, len = random_frame(buf, sizeof(buf), l3, &v6, &udp,
@@ -737,7 +740,12 @@ static void differential(enum voff_port_kind kind)
 		CHECK_OK(voff_pkt_alloc(pool, &pkt));
 		CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
 		random_meta(pkt, v6, udp, l4);
-		if (voff__port_vnet_push(p, pkt) == 0) {
+		/* Every other frame is encoded over its parse, as the switch. */
+		if ((i & 1) && voff_parse(buf, len,
+					  l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH,
+					  &parsed) == 0)
+			given = &parsed;
+		if (voff__port_vnet_push(p, pkt, given) == 0) {
 			ssize_t w = write(voff_port_fd(p), voff_pkt_data(pkt),
 					  pkt->len);
 

@@ -376,6 +376,50 @@ static void t_super_v6(void)
 	super_case(true);
 }
 
+/*
+ * A super-packet to an unknown address is flooded: whole to the port that
+ * takes TSO, in MTU segments to the one that does not, from one step (the
+ * copies share the switch's parse of the frame).
+ */
+static void t_flood_super(void)
+{
+	static uint8_t buf[70000], got[70000];
+	static const uint8_t nobody[6] = { 0x02, 0, 0, 0, 0, 0x09 };
+	const unsigned int tx[NPORTS] = { VOFF_TUN_F_TCP,
+					  VOFF_TUN_F_TCP, 0 };
+	const size_t payload = 20000;
+	struct voff_switch_stats st;
+	struct voff_batch b;
+	struct voff_pkt *p;
+	struct rig r;
+	size_t len, hdr;
+
+	rig_open(&r, tx, 0);
+	len = tcp_frame(buf, sizeof(buf), 0, nobody, payload, 1, false,
+			false);
+	hdr = len - payload;
+	p = mk(&r, buf, len);
+	make_tso(p, 1448, false);
+	send1(&r, 0, p);
+	run(&r);
+	CHECK_EQ(recv_all(&r, 1, &b), 1);
+	CHECK_EQ(b.pkts[0]->len, len);
+	CHECK_EQ(b.pkts[0]->gso_size, 1448);
+	CHECK_EQ(payload_of(&b, got, sizeof(got)), payload);
+	CHECK(!memcmp(got, buf + hdr, payload));
+	voff_batch_free(&b);
+	CHECK_EQ(recv_all(&r, 2, &b), (payload + 1447) / 1448);
+	CHECK_EQ(payload_of(&b, got, sizeof(got)), payload);
+	CHECK(!memcmp(got, buf + hdr, payload));
+	voff_batch_free(&b);
+	CHECK_OK(voff_switch_stats(r.sw, r.id[0], &st));
+	CHECK_EQ(st.flooded, 1);
+	CHECK_OK(voff_switch_stats(r.sw, r.id[2], &st));
+	CHECK_EQ(st.gso_in, 1);
+	CHECK_EQ(st.drops[VOFF_SWITCH_DROP_XMIT], 0);
+	rig_close(&r);
+}
+
 static void t_lower_limit(void)
 {
 	static uint8_t buf[70000], got[70000];
@@ -620,7 +664,8 @@ static void t_control(void)
 
 CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_vlan_untouched), CHECK_TEST(t_super_v4),
-	   CHECK_TEST(t_super_v6), CHECK_TEST(t_lower_limit),
+	   CHECK_TEST(t_super_v6), CHECK_TEST(t_flood_super),
+	   CHECK_TEST(t_lower_limit),
 	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
 	   CHECK_TEST(t_no_reorder),
 	   CHECK_TEST(t_control))

@@ -5,8 +5,9 @@
  * Byte-exact round trips of every layout and byte order, one test per
  * validator rejection, one named test per row of the historical-bug table
  * of docs/kernel-model.md §5.3 (test_cve_* and test_fix_*), the wireguard-go
- * Test_handleVirtioRead vectors re-derived, encode's refusals, and a
- * randomized encode/decode round trip.  The kernel's own verdicts on the
+ * Test_handleVirtioRead vectors re-derived, encode's refusals, a
+ * randomized encode/decode round trip, and encode over the caller's parse
+ * against encode alone.  The kernel's own verdicts on the
  * same kind of input are checked in test_vnet_oracle.c.
  */
 #include <errno.h>
@@ -1406,6 +1407,175 @@ static void t_random_round_trip(void)
 	}
 }
 
+/*
+ * struct rframe - what random_frame() built
+ * @l4:		offset of the (inner) TCP/UDP header
+ * @v6, @udp, @vxlan: outer IP version 6, UDP, a VXLAN tunnel (inner IPv4)
+ */
+struct rframe {
+	uint16_t l4;
+	bool v6, udp, vxlan;
+};
+
+/* A random frame into fbuf for @c's mode: TCP/UDP, v4/v6, or VXLAN. */
+static size_t random_frame(const struct voff_vnet_cfg *c, uint64_t r,
+			   struct rframe *f)
+{
+	bool l2 = c->mode == VOFF_VNET_L2;
+	size_t payload = (r >> 8) % 4000;
+
+	f->v6 = r & 1;
+	f->udp = r & 2;
+	f->vxlan = l2 && (r & 4);
+	if (f->vxlan) {
+		f->l4 = (uint16_t)(14 + (f->v6 ? 40 : 20) + 8 + 8 + 14 + 20);
+		return mk_vxlan(f->v6 ? V6 : V4, V4, f->udp ? UDP : TCP,
+				payload);
+	}
+	f->l4 = (uint16_t)((l2 ? 14 : 0) + (f->v6 ? 40 : 20));
+	return mk(l2, f->v6 ? V6 : V4, f->udp ? UDP : TCP, payload);
+}
+
+/*
+ * Random metadata for the frame @f: half the time what its headers call
+ * for (a partial checksum at the L4 header, the matching GSO type or
+ * none), otherwise anything, valid or not.
+ */
+static void random_meta(struct voff_pkt *pkt, uint64_t r,
+			const struct rframe *f)
+{
+	static const uint32_t types[] = {
+		0, VOFF_GSO_TCPV4, VOFF_GSO_TCPV6, VOFF_GSO_UDP_L4,
+		VOFF_GSO_UDP, VOFF_GSO_TCPV4 | VOFF_GSO_TCP_ECN,
+		VOFF_GSO_TCPV4 | VOFF_GSO_UDP_TUNNEL |
+			VOFF_GSO_UDP_TUNNEL_CSUM,
+		VOFF_GSO_UDP_L4 | VOFF_GSO_UDP_TUNNEL,
+		VOFF_GSO_TCPV6 | VOFF_GSO_DODGY, VOFF_GSO_PARTIAL,
+	};
+	static const uint16_t offs[] = { 16, 6, 10, 0 };
+	uint32_t t;
+
+	pkt->hash = (r >> 32) & 1 ? (uint32_t)(r >> 33) : 0;
+	pkt->gso_size = (uint16_t)((r >> 20) % 1500 + 1);
+	if (r & 1) {
+		pkt->csum = VOFF_CSUM_PARTIAL;
+		pkt->csum_start = f->l4;
+		pkt->csum_offset = f->udp ? 6 : 16;
+		t = f->udp ? VOFF_GSO_UDP_L4 :
+		    f->v6 && !f->vxlan ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
+		if (f->vxlan)
+			t |= VOFF_GSO_UDP_TUNNEL;
+		pkt->gso_type = (r >> 1) & 1 ? t : 0;
+	} else {
+		pkt->csum = (uint8_t)((r >> 1) % 3);
+		pkt->csum_start = (r >> 3) & 1 ? f->l4 :
+						 (uint16_t)((r >> 4) % 128);
+		pkt->csum_offset = offs[(r >> 10) & 3];
+		pkt->gso_type =
+			types[(r >> 12) % (sizeof(types) / sizeof(types[0]))];
+	}
+	if (!pkt->gso_type)
+		pkt->gso_size = 0;
+}
+
+/*
+ * voff_vnet_encode_parsed() over the frame's own parse gives what
+ * voff_vnet_encode() gives, byte for byte and error for error, for random
+ * metadata (refused or not) on every kind of channel.
+ */
+static void t_encode_parsed_same(void)
+{
+	static const struct voff_vnet_cfg chans[] = {
+		{ .hdr_size = 10 },
+		{ .hdr_size = 12, .mode = VOFF_VNET_L3 },
+		{ .hdr_size = 24, .tunnel = true },
+		{ .hdr_size = 20, .dir = VOFF_VNET_RX },
+		{ .hdr_size = 24, .dir = VOFF_VNET_RX, .tunnel = true,
+		  .max_segs = 8 },
+	};
+	unsigned int ok = 0, gso = 0;
+
+	for (int i = 0; i < 4000; i++) {
+		uint64_t r = check_rand();
+		const struct voff_vnet_cfg *c = &chans[r % 5];
+		struct voff_parsed p;
+		struct voff_pkt pkt;
+		uint8_t a[24], b[24];
+		struct rframe f;
+		int ra, rb;
+
+		ext_pkt(&pkt, random_frame(c, r >> 3, &f));
+		random_meta(&pkt, check_rand(), &f);
+		CHECK_OK(voff_parse(fbuf, pkt.len,
+				    c->mode == VOFF_VNET_L2 ? VOFF_PARSE_ETH :
+							      VOFF_PARSE_IP,
+				    &p));
+		memset(a, 0xEE, sizeof(a));
+		memset(b, 0xEE, sizeof(b));
+		ra = voff_vnet_encode(c, &pkt, a, sizeof(a));
+		rb = voff_vnet_encode_parsed(c, &pkt, &p, b, sizeof(b));
+		CHECK_ERR(rb, ra);
+		CHECK_MEM_EQ(a, b, sizeof(a));
+		ok += ra > 0;
+		gso += ra > 0 && voff_pkt_is_gso(&pkt);
+	}
+	/* Both verdicts were met often enough to mean something. */
+	CHECK_GT(ok, 1000);
+	CHECK_GT(gso, 400);
+}
+
+/* A parse that cannot be of the frame as the channel sees it is refused. */
+static void t_encode_parsed_refuses(void)
+{
+	struct voff_parsed p;
+	struct voff_pkt pkt;
+	uint8_t out[10];
+	size_t len = mk(true, V4, TCP, 100);
+
+	memset(out, 0xEE, sizeof(out));
+	ext_pkt(&pkt, len);
+	pkt.csum = VOFF_CSUM_PARTIAL;
+	pkt.csum_start = 34;
+	pkt.csum_offset = 16;
+	CHECK_OK(voff_parse(fbuf, len, VOFF_PARSE_ETH, &p));
+	/* An Ethernet parse on a TUN channel */
+	CHECK_ERR(voff_vnet_encode_parsed(&tun, &pkt, &p, out, sizeof(out)),
+		  -EINVAL);
+	/* A parse of a longer frame */
+	pkt.len = p.l3_end - 1;
+	CHECK_ERR(voff_vnet_encode_parsed(&tap, &pkt, &p, out, sizeof(out)),
+		  -EINVAL);
+	for (size_t i = 0; i < sizeof(out); i++)
+		CHECK_EQ(out[i], 0xEE);
+	/* An IP parse on a TAP channel */
+	len = mk(false, V4, TCP, 100);
+	ext_pkt(&pkt, len);
+	CHECK_OK(voff_parse(fbuf, len, VOFF_PARSE_IP, &p));
+	CHECK_ERR(voff_vnet_encode_parsed(&tap, &pkt, &p, out, sizeof(out)),
+		  -EINVAL);
+	pkt.csum = VOFF_CSUM_PARTIAL;
+	pkt.csum_start = 20;
+	pkt.csum_offset = 16;
+	CHECK_EQ(voff_vnet_encode_parsed(&tun, &pkt, &p, out, sizeof(out)), 10);
+	/* The push variant writes the same header into the headroom. */
+	{
+		static uint8_t room[512];
+		uint8_t want[10];
+		struct voff_pkt q;
+
+		memcpy(want, out, sizeof(want));
+		CHECK_OK(voff_pkt_init_ext(&q, room, sizeof(room), 64,
+					   (uint32_t)len));
+		memcpy(voff_pkt_data(&q), fbuf, len);
+		q.csum = VOFF_CSUM_PARTIAL;
+		q.csum_start = 20;
+		q.csum_offset = 16;
+		CHECK_EQ(voff_vnet_pkt_push_parsed(&tun, &q, &p), 10);
+		CHECK_MEM_EQ(voff_pkt_data(&q), want, sizeof(want));
+		CHECK_EQ(q.csum_start, 30);
+	}
+}
+
 static void t_err_names(void)
 {
 	CHECK_STR_EQ(voff_err_name(VOFF_E_VNET_TCP_CSUM_OFFSET),
@@ -1457,4 +1627,5 @@ CHECK_MAIN(CHECK_TEST(t_wire_layout), CHECK_TEST(t_round_trip_le),
 	   CHECK_TEST(t_encode_tso4_bytes), CHECK_TEST(t_encode_rx_bytes),
 	   CHECK_TEST(t_encode_tunnel_bytes), CHECK_TEST(t_encode_refuses),
 	   CHECK_TEST(t_encode_one_segment_is_plain),
-	   CHECK_TEST(t_random_round_trip), CHECK_TEST(t_err_names))
+	   CHECK_TEST(t_random_round_trip), CHECK_TEST(t_encode_parsed_same),
+	   CHECK_TEST(t_encode_parsed_refuses), CHECK_TEST(t_err_names))
