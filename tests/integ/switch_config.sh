@@ -20,38 +20,12 @@ set -u
 data=${VOFF_DATA:-$(cd "$(dirname "$0")/../data" && pwd)}
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 tag=cfg
-# ok, bad, vctl, sw_start, sw_stop, $LIB_TMP and the cleanup.
+# ok, bad, vctl, expect, stat_of, sw_start, sw_stop, wait_log, $LIB_TMP
+# and the cleanup.
 # shellcheck source=tests/integ/lib_ns.sh
 . "$(dirname "$0")/lib_ns.sh"
 t=$LIB_TMP
 conf=$t/x.conf
-
-# expect STATUS MESSAGE CMD...: CMD exits STATUS and says MESSAGE (stderr).
-expect() {
-	local want=$1 msg=$2 rc
-	shift 2
-	"$@" >"$t/out" 2>"$t/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && [ "$(cat "$t/err")" = "$msg" ]; then
-		ok "$* -> $rc: $msg"
-	else
-		bad "$*: status $rc (want $want), said '$(cat "$t/err")'" \
-			"(want '$msg')"
-	fi
-}
-# counter PORT KEY - one counter of `voff ctl -j stats PORT`
-counter() {
-	vctl -j stats "$1" | python3 -c \
-		"import json,sys; print(json.load(sys.stdin)[0]['$2'])"
-}
-# wait_log TEXT - until the switch's log has TEXT (5 s)
-wait_log() {
-	for _ in $(seq 50); do
-		grep -qF -- "$1" "$t/switch.err" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 cp "$data/sample.pcap" "$t/a.pcap"
 # b: a capture header and no frame (nothing of b's in the MAC table).
@@ -135,11 +109,11 @@ else bad "second save differs: $(diff "$t/want" "$t/saved2")"; fi
 
 # ---- reload: the difference, unchanged ports untouched ------------------
 for _ in $(seq 50); do
-	[ "$(counter "$a" rx_packets)" -gt 0 ] && break
+	[ "$(stat_of "$a" rx_packets)" -gt 0 ] && break
 	sleep 0.1
 done
-rx0=$(counter "$a" rx_packets)
-tx0=$(counter "$a" tx_packets)
+rx0=$(stat_of "$a" rx_packets)
+tx0=$(stat_of "$a" tx_packets)
 fdb0=$(vctl -j fdb | python3 -c 'import json,sys; print(sorted((e["mac"], e["port"]) for e in json.load(sys.stdin)))')
 id0=$(vctl -j ports | python3 -c "import json,sys; print([p['id'] for p in json.load(sys.stdin) if p['name'] == '$a'][0])")
 cat >"$conf" <<EOF
@@ -157,10 +131,10 @@ if [ "$(vctl -j limits "$a" | python3 -c 'import json,sys; print(json.load(sys.s
 else bad "gso_max_size not changed"; fi
 fdb1=$(vctl -j fdb | python3 -c 'import json,sys; print(sorted((e["mac"], e["port"]) for e in json.load(sys.stdin)))')
 id1=$(vctl -j ports | python3 -c "import json,sys; print([p['id'] for p in json.load(sys.stdin) if p['name'] == '$a'][0])")
-if [ "$(counter "$a" rx_packets)" = "$rx0" ] && [ "$(counter "$a" tx_packets)" = "$tx0" ] &&
+if [ "$(stat_of "$a" rx_packets)" = "$rx0" ] && [ "$(stat_of "$a" tx_packets)" = "$tx0" ] &&
    [ "$rx0" -gt 0 ] && [ "$id1" = "$id0" ] && [ "$fdb1" = "$fdb0" ] && [ "$fdb0" != "[]" ]; then
 	ok "reload kept a's id ($id0), counters (rx $rx0) and MAC entries"
-else bad "reload: rx $rx0 -> $(counter "$a" rx_packets), id $id0 -> $id1, fdb $fdb0 -> $fdb1"; fi
+else bad "reload: rx $rx0 -> $(stat_of "$a" rx_packets), id $id0 -> $id1, fdb $fdb0 -> $fdb1"; fi
 # The --port port is the command line's: kept.  SIGHUP reloads too.
 cat >"$conf" <<EOF
 ports add pcap:$a,sink=$t/a-out.pcap

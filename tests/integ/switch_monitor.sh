@@ -25,27 +25,18 @@ head -c 24 "$data/sample.pcap" >"$t/b.pcap"
 a=$t/a.pcap
 sw_start --port "pcap:$a" --port "pcap:$t/b.pcap" --log-level notice
 
-# until FILE has TEXT (5 s)
-wait_for() {
-	for _ in $(seq 50); do
-		grep -qF -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 vctl monitor >"$t/text" &
 m1=$!
 vctl -j monitor >"$t/json" &
 m2=$!
 lib_pids+=("$m1" "$m2")
-if ! wait_for "$t/text" "monitor started" ||
-   ! wait_for "$t/json" "monitor started"; then
+if ! wait_file "$t/text" "monitor started" ||
+   ! wait_file "$t/json" "monitor started"; then
 	bad "monitors did not start"
 fi
 vctl limits "$a" gso_max_segs 20
 vctl ports del "$t/b.pcap"
-wait_for "$t/json" '"event":"port_removed"' || bad "no port_removed in JSON"
+wait_file "$t/json" '"event":"port_removed"' || bad "no port_removed in JSON"
 if grep -qE "^[0-9T:.-]+Z info setting: port $a: gso_max_segs 65535 -> 20\$" "$t/text" &&
    grep -qE "^[0-9T:.-]+Z notice port_removed: port $t/b.pcap removed\$" "$t/text"; then
 	ok "text monitor: time, level, event, message (info though the log is at notice)"
@@ -88,7 +79,7 @@ with open(sys.argv[2], "wb") as f:
 PY
 slow=$!
 lib_pids+=("$slow")
-wait_for "$t/text" "monitor started (3 connected)" || bad "slow monitor not started"
+wait_file "$t/text" "monitor started (3 connected)" || bad "slow monitor not started"
 answered=0
 # Fifteen changes a request: rx_budget 1, 2, 1, 2, ...
 changes=()
@@ -134,7 +125,7 @@ for i in 3 4 5 6 7 8; do
 	vctl monitor >"$t/m$i" &
 	lib_pids+=($!)
 done
-for i in 3 4 5 6 7 8; do wait_for "$t/m$i" "monitor started" || bad "m$i"; done
+for i in 3 4 5 6 7 8; do wait_file "$t/m$i" "monitor started" || bad "m$i"; done
 if vctl monitor >/dev/null 2>"$t/err9"; then bad "a 9th monitor"
 elif [ "$(cat "$t/err9")" = "voff ctl: monitor: 8 monitors already" ]; then
 	ok "a 9th monitor refused"

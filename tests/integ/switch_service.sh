@@ -19,14 +19,6 @@ t=$LIB_TMP
 A=$(ns_add a) B=$(ns_add b)
 conf=$t/sw.conf
 
-# wait_log TEXT - until the switch's log has TEXT (8 s)
-wait_log() {
-	for _ in $(seq 80); do
-		grep -qF -- "$1" "$t/switch.err" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 gso_of() {	# NS DEV: the device's gso_max_size
 	ip -n "$1" -d link show "$2" | grep -o 'gso_max_size [0-9]*' | head -1 |
 		awk '{ print $2 }'

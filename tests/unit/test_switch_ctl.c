@@ -64,8 +64,13 @@ static struct voff_switch *sw_new(void)
 	return sw;
 }
 
-/* Run @req; return the reply (static buffer) and the result in *@err. */
-static const char *ctl(struct voff_switch *sw, const char *req, int *err)
+/*
+ * Run @req under server state @st (NULL: no server); return the reply
+ * (static buffer) and the result in *@err.
+ */
+static const char *serve(struct voff_switch *sw,
+			 struct voff_switch_ctl_state *st, const char *req,
+			 int *err)
 {
 	static char reply[65536];
 	char *out = NULL;
@@ -73,12 +78,18 @@ static const char *ctl(struct voff_switch *sw, const char *req, int *err)
 	FILE *f = open_memstream(&out, &len);
 
 	CHECK(f != NULL);
-	*err = voff_switch_ctl(sw, req, strlen(req), f);
+	*err = st ? voff_switch_ctl_serve(sw, st, req, strlen(req), f)
+		  : voff_switch_ctl(sw, req, strlen(req), f);
 	fclose(f);
 	CHECK_LT(len, sizeof(reply));
 	memcpy(reply, out, len + 1);
 	free(out);
 	return reply;
+}
+
+static const char *ctl(struct voff_switch *sw, const char *req, int *err)
+{
+	return serve(sw, NULL, req, err);
 }
 
 static void t_ports(void)
@@ -373,24 +384,6 @@ static int echo(void *ctx, char **w, int n, FILE *out, bool json, char *err,
 		return -EPERM;
 	fprintf(out, json ? "[%d]\n" : "%d words\n", n);
 	return 0;
-}
-
-static const char *serve(struct voff_switch *sw,
-			 struct voff_switch_ctl_state *st, const char *req,
-			 int *err)
-{
-	static char reply[65536];
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	CHECK(f != NULL);
-	*err = voff_switch_ctl_serve(sw, st, req, strlen(req), f);
-	fclose(f);
-	CHECK_LT(len, sizeof(reply));
-	memcpy(reply, out, len + 1);
-	free(out);
-	return reply;
 }
 
 static void t_owner_commands(void)
