@@ -131,6 +131,10 @@ elif [ "$(cat "$t/err9")" = "voff ctl: monitor: 8 monitors already" ]; then
 	ok "a 9th monitor refused"
 else bad "9th monitor: $(cat "$t/err9")"; fi
 
+# This switch has no --config: nothing to reload.
+expect 1 "voff ctl: reload: this switch was started without --config" \
+	vctl reload
+
 # The switch stops: the monitors end, status 0.
 sw_stop
 if wait "$m1" && wait "$m2"; then ok "monitors end with the switch"
