@@ -19,6 +19,7 @@
 #include <voff/voff.h>
 
 #include "cmd.h"
+#include "num.h"
 
 #define MAX_LOWER 16
 
@@ -148,16 +149,21 @@ static int load_src(const char *arg, struct src *s)
 	return err;
 }
 
-static int parse_tun(const char *arg, unsigned int *out)
+/* TUNSETOFFLOAD flags: a number, or names; prints what is wrong. */
+static int parse_tun(const char *cmd, const char *arg, unsigned int *out)
 {
-	char *end, *copy, *tok, *save = NULL;
-	unsigned long v = strtoul(arg, &end, 0);
-	int err = 0;
+	char *copy, *tok, *save = NULL;
+	uint64_t v;
+	int err = num_parse(arg, 0, 0xFFFF, &v);
 
-	if (*arg && !*end) {
-		*out = (unsigned int)v;
-		return v > 0xFFFF ? -EINVAL : 0;
+	if (err == -ERANGE)
+		fprintf(stderr, "%s: --tun: %s out of range (0..65535)\n", cmd,
+			arg);
+	if (err != -EINVAL) {
+		*out = err ? 0 : (unsigned int)v;
+		return err;
 	}
+	err = 0;
 	*out = 0;
 	copy = strdup(arg);
 	if (!copy)
@@ -169,10 +175,17 @@ static int parse_tun(const char *arg, unsigned int *out)
 		for (i = 0; i < sizeof(tun_names) / sizeof(tun_names[0]); i++)
 			if (!strcmp(tok, tun_names[i]))
 				break;
-		if (i == sizeof(tun_names) / sizeof(tun_names[0]))
+		if (i == sizeof(tun_names) / sizeof(tun_names[0])) {
+			fprintf(stderr, "%s: --tun: unknown flag '%s'\n", cmd,
+				tok);
 			err = -ENOENT;
-		else
+		} else {
 			*out |= 1u << i;
+		}
+	}
+	if (!err && !*out) {
+		fprintf(stderr, "%s: --tun: no flag in '%s'\n", cmd, arg);
+		err = -EINVAL;
 	}
 	free(copy);
 	return err;
@@ -292,8 +305,10 @@ static void stack_limits(enum stack_kind kind, struct voff_limits *top,
 }
 
 struct opts {
+	const char *cmd;	/* "voff features", for messages */
 	const char *base, *name, *intersect;
 	enum stack_kind kind;
+	const char *lower_src[MAX_LOWER];
 	struct src lower[MAX_LOWER];
 	size_t n_lower;
 	const char *limits[32];
@@ -302,21 +317,53 @@ struct opts {
 	bool has_tun, fix, json, show_limits;
 };
 
+/* Record a lower device (loaded later); Return: 0 or -1 (reported). */
 static int add_lower(struct opts *o, enum stack_kind kind, const char *arg)
 {
 	if (o->kind != ST_NONE && o->kind != kind) {
-		fprintf(stderr, "voff features: one kind of stack at a time\n");
-		return -EINVAL;
+		fprintf(stderr, "%s: one kind of stack at a time\n", o->cmd);
+		return -1;
 	}
 	if (o->n_lower == MAX_LOWER ||
 	    ((kind == ST_MACVLAN || kind == ST_VLAN) && o->n_lower == 1)) {
-		fprintf(stderr, "voff features: too many lower devices\n");
-		return -E2BIG;
+		fprintf(stderr, "%s: too many lower devices\n", o->cmd);
+		return -1;
 	}
 	o->kind = kind;
-	return load_src(arg, &o->lower[o->n_lower++]);
+	o->lower_src[o->n_lower++] = arg;
+	return 0;
 }
 
+/* One option; Return: 0 or -1 after printing what is wrong. */
+static int one_opt(struct opts *o, int c)
+{
+	switch (c) {
+	case 'b': o->base = optarg; return 0;
+	case 't':
+		o->has_tun = true;
+		return parse_tun(o->cmd, optarg, &o->tun) ? -1 : 0;
+	case 1: return add_lower(o, ST_BRIDGE, optarg);
+	case 2: return add_lower(o, ST_BOND, optarg);
+	case 3: return add_lower(o, ST_MACVLAN, optarg);
+	case 4: return add_lower(o, ST_VLAN, optarg);
+	case 5: o->intersect = optarg; return 0;
+	case 6: o->fix = true; return 0;
+	case 'l':
+		if (o->n_limits == sizeof(o->limits) / sizeof(o->limits[0])) {
+			fprintf(stderr, "%s: -l: at most %zu limits\n", o->cmd,
+				sizeof(o->limits) / sizeof(o->limits[0]));
+			return -1;
+		}
+		o->limits[o->n_limits++] = optarg;
+		return 0;
+	case 'L': o->show_limits = true; return 0;
+	case 'n': o->name = optarg; return 0;
+	case 'j': o->json = true; return 0;
+	default: return -1;
+	}
+}
+
+/* Return: 0 to run, -1 on a usage error (reported), 1 after --help. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -335,39 +382,24 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, err = 0;
+	int c;
 
-	while (!err && (c = getopt_long(argc, argv, "+b:t:l:Ln:jh", lo,
-					NULL)) != -1) {
-		switch (c) {
-		case 'b': o->base = optarg; break;
-		case 't':
-			o->has_tun = true;
-			err = parse_tun(optarg, &o->tun);
-			if (err)
-				fprintf(stderr, "voff features: bad --tun "
-						"'%s'\n", optarg);
-			break;
-		case 1: err = add_lower(o, ST_BRIDGE, optarg); break;
-		case 2: err = add_lower(o, ST_BOND, optarg); break;
-		case 3: err = add_lower(o, ST_MACVLAN, optarg); break;
-		case 4: err = add_lower(o, ST_VLAN, optarg); break;
-		case 5: o->intersect = optarg; break;
-		case 6: o->fix = true; break;
-		case 'l':
-			if (o->n_limits == 32)
-				err = -E2BIG;
-			else
-				o->limits[o->n_limits++] = optarg;
-			break;
-		case 'L': o->show_limits = true; break;
-		case 'n': o->name = optarg; break;
-		case 'j': o->json = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: return -EINVAL;
+	o->cmd = argv[0];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+b:t:l:Ln:jh", lo, NULL)) !=
+	       -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
 		}
+		if (c == '?') {
+			usage(stderr);
+			return -1;
+		}
+		if (one_opt(o, c))
+			return -1;
 	}
-	return err;
+	return 0;
 }
 
 static const char *default_base(const struct opts *o)
@@ -429,35 +461,37 @@ int features_main(int argc, char **argv)
 	int bad = 0, err;
 	bool mask_tun;
 
-	if (parse_opts(argc, argv, &o)) {
-		usage(stderr);
-		return 2;
-	}
+	err = parse_opts(argc, argv, &o);
+	if (err)
+		return err > 0 ? VOFF_EXIT_OK : VOFF_EXIT_USAGE;
 	if ((argc - optind) % 2) {
-		fprintf(stderr, "voff features: requests come in pairs: "
-				"NAME on|off\n");
-		return 2;
+		fprintf(stderr, "%s: requests come in pairs: NAME on|off\n",
+			o.cmd);
+		return VOFF_EXIT_USAGE;
 	}
 	err = voff_feat_parse_requests(argv + optind, argc - optind, &mask,
 				       &on, &bad);
 	if (err) {
-		fprintf(stderr, "voff features: %s '%s'\n",
+		fprintf(stderr, "%s: %s '%s'\n", o.cmd,
 			err == -ENOENT ? "unknown feature" : "expected on|off, "
 							     "not",
 			argv[optind + bad]);
-		return 2;
+		return VOFF_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < o.n_lower; i++)
+		if (load_src(o.lower_src[i], &o.lower[i]))
+			return VOFF_EXIT_FAIL;
 	if (load_src(default_base(&o), &top))
-		return 1;
+		return VOFF_EXIT_FAIL;
 	/* Its reader has set nothing yet: the TUN_USER bits stay masked. */
 	mask_tun = o.has_tun || !strcmp(default_base(&o), "tap-fresh");
 	if (o.fix)
 		top.feat.active = voff_feat_fix(top.feat.active,
 						top.feat.gso_partial);
 	if (o.has_tun && voff_feat_tap_apply(&top.feat, o.tun)) {
-		fprintf(stderr, "voff features: TUNSETOFFLOAD 0x%x: EINVAL\n",
-			o.tun);
-		return 1;
+		fprintf(stderr, "%s: --tun: TUNSETOFFLOAD refuses 0x%x "
+				"(EINVAL)\n", o.cmd, o.tun);
+		return VOFF_EXIT_USAGE;
 	}
 	stack_limits(o.kind, &top.lim, o.lower, o.n_lower);
 	for (size_t i = 0; i < o.n_limits; i++)

@@ -25,9 +25,7 @@
 #include <voff/gro.h>
 
 #include "cmd.h"
-
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
+#include "num.h"
 
 static void usage(FILE *f)
 {
@@ -144,13 +142,31 @@ static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool,
 	return drain(r, now);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+/* One option; Return: 0, or -1 after printing why its value is bad. */
+static int one_opt(struct voff_gro_config *cfg, const char *cmd, int c)
 {
-	char *end;
+	uint32_t v = 0;
+	int err;
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || s[0] == '-' ? -EINVAL : 0;
+	switch (c) {
+	case 't':
+		return num_opt(cmd, "--flush-timeout", optarg, 0, UINT64_MAX,
+			       &cfg->flush_timeout_ns);
+	case 's':
+		err = num_opt_u32(cmd, "--max-size", optarg, 1,
+				  VOFF_GRO_MAX_DATAGRAM, &v);
+		cfg->max_size = v;
+		return err;
+	case 'f':
+		err = num_opt_u32(cmd, "--max-flows", optarg, 1, 65536, &v);
+		cfg->max_flows = v;
+		return err;
+	case 'u':
+		cfg->no_udp = true;
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 int gro_main(int argc, char **argv)
@@ -169,49 +185,34 @@ int gro_main(int argc, char **argv)
 	struct voff_pool *pool = NULL;
 	struct voff_pcap *in = NULL;
 	char errbuf[512] = "";
-	uint64_t v, frames = 0;
+	uint64_t frames = 0;
 	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_u64(optarg, &cfg.flush_timeout_ns))
-				goto bad_value;
-			break;
-		case 's':
-			if (parse_u64(optarg, &v) || v < 1 ||
-			    v > VOFF_GRO_MAX_DATAGRAM)
-				goto bad_value;
-			cfg.max_size = (unsigned int)v;
-			break;
-		case 'f':
-			if (parse_u64(optarg, &v) || v < 1 || v > 65536)
-				goto bad_value;
-			cfg.max_flows = (unsigned int)v;
-			break;
-		case 'u':
-			cfg.no_udp = true;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return VOFF_EXIT_OK;
 		}
+		if (c == '?') {
+			usage(stderr);
+			return VOFF_EXIT_USAGE;
+		}
+		if (one_opt(&cfg, argv[0], c))
+			return VOFF_EXIT_USAGE;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "voff gro: expected IN.pcap and OUT.pcap\n");
+		fprintf(stderr, "%s: expected IN.pcap and OUT.pcap\n",
+			argv[0]);
 		usage(stderr);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 
 	rc = voff_pcap_open_read(&in, argv[optind], errbuf, sizeof(errbuf));
 	if (rc) {
 		fprintf(stderr, "voff gro: %s: %s\n", argv[optind],
 			errbuf[0] ? errbuf : voff_strerror(rc));
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	cfg.start = voff_pcap_start(in);
 	rc = voff_gro_new(&r.g, &cfg);
@@ -254,7 +255,7 @@ err_run:
 	voff_gro_free(r.g);
 	voff_pool_free(pool);
 	voff_pcap_close(in);
-	return EXIT_FAIL;
+	return VOFF_EXIT_FAIL;
 err_out:
 	voff_pool_free(pool);
 err_pool:
@@ -262,10 +263,5 @@ err_pool:
 err_gro:
 	voff_pcap_close(in);
 	fprintf(stderr, "voff gro: %s\n", voff_strerror(rc));
-	return EXIT_FAIL;
-
-bad_value:
-	fprintf(stderr, "voff gro: bad value '%s' for --%s\n", optarg,
-		longopts[c == 't' ? 0 : c == 's' ? 1 : 2].name);
-	return EXIT_USAGE;
+	return VOFF_EXIT_FAIL;
 }

@@ -22,9 +22,8 @@
 #include <voff/voff.h>
 
 #include "cmd.h"
+#include "num.h"
 
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
 #define MTU 1500
 
 struct gso_run {
@@ -57,29 +56,18 @@ static void usage(FILE *f)
 		"                  super-packets shorter than N bytes (GSO\n"
 		"                  limits of an egress; partial checksums)\n"
 		"  --max-segs N    with --max-size: segments per piece\n"
+		"                  (default 65535)\n"
 		"  --csum MODE     full (default): every checksum computed;\n"
 		"                  partial: L4 checksums left as the pseudo-\n"
 		"                  header seed an offloading egress completes\n"
 		"  --ufo           UDP as IP fragments (UFO) instead of USO\n"
-		"  --frag-id N     fragment ID for IPv6 UFO (default 0)\n"
+		"  --frag-id N     with --ufo: fragment ID for IPv6 UFO\n"
+		"                  (default 0)\n"
 		"  -h, --help      show this help\n"
 		"\n"
 		"Exit status: 0 when every frame was handled, 1 when a frame\n"
 		"could not be segmented (copied unchanged) or a file failed,\n"
 		"2 on usage errors.\n");
-}
-
-static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(s, &end, 0);
-	if (errno || end == s || *end || n < lo || n > hi)
-		return false;
-	*v = (uint32_t)n;
-	return true;
 }
 
 /* The gso_type of the innermost L4 header, 0 when there is nothing to do. */
@@ -195,13 +183,13 @@ static int run(struct gso_run *r, const char *in, const char *outp)
 	struct voff_pool *in_pool = NULL;
 	struct voff_pkt *pkt = NULL;
 	char errbuf[256] = "";
-	int err, rc = EXIT_FAIL;
+	int err, rc = VOFF_EXIT_FAIL;
 
 	err = voff_pcap_open_read(&rd, in, errbuf, sizeof(errbuf));
 	if (err) {
 		fprintf(stderr, "voff gso: %s: %s %s\n", in, voff_strerror(err),
 			errbuf);
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	err = voff_pcap_open_write(&w, outp, voff_pcap_start(rd));
 	if (err) {
@@ -234,18 +222,53 @@ static int run(struct gso_run *r, const char *in, const char *outp)
 			goto err_read;
 		}
 	}
-	rc = r->failed ? EXIT_FAIL : 0;
+	rc = r->failed ? VOFF_EXIT_FAIL : 0;
 err_read:
 	voff_pkt_free(pkt);
 err_pool:
 	voff_pool_free(in_pool);
 	if (voff_pcap_close(w) && rc == 0)
-		rc = EXIT_FAIL;
+		rc = VOFF_EXIT_FAIL;
 err_write:
 	voff_pcap_close(rd);
 	return rc;
 }
 
+/* One option; Return: 0, or -1 after printing why its value is bad. */
+static int one_opt(struct gso_run *r, const char *cmd, int c)
+{
+	switch (c) {
+	case 'm':
+		return num_opt_u32(cmd, "--mss", optarg, 1, 0xFFFE, &r->mss);
+	case 's':
+		return num_opt_u32(cmd, "--max-size", optarg, 64, 0x7FFFFFFF,
+				   &r->max_size);
+	case 'n':
+		return num_opt_u32(cmd, "--max-segs", optarg, 1, 0xFFFF,
+				   &r->max_segs);
+	case 'c':
+		if (!strcmp(optarg, "full"))
+			r->opts.csum_mode = VOFF_GSO_CSUM_FULL;
+		else if (!strcmp(optarg, "partial"))
+			r->opts.csum_mode = VOFF_GSO_CSUM_PARTIAL;
+		else {
+			fprintf(stderr, "%s: --csum: '%s' is neither full "
+					"nor partial\n", cmd, optarg);
+			return -1;
+		}
+		return 0;
+	case 'u':
+		r->ufo = true;
+		return 0;
+	case 'f':
+		return num_opt_u32(cmd, "--frag-id", optarg, 0, UINT32_MAX,
+				   &r->opts.ipv6_frag_id);
+	default:
+		return -1;
+	}
+}
+
+/* Return: 0 to run, -1 on a usage error (reported), 1 after --help. */
 static int parse_args(struct gso_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -258,51 +281,36 @@ static int parse_args(struct gso_run *r, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool segs = false, frag = false;
 	int c;
 
+	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		bool ok = true;
-
-		switch (c) {
-		case 'm':
-			ok = parse_u32(optarg, 1, 0xFFFE, &r->mss);
-			break;
-		case 's':
-			ok = parse_u32(optarg, 64, 0x7FFFFFFF, &r->max_size);
-			break;
-		case 'n':
-			ok = parse_u32(optarg, 1, 0xFFFF, &r->max_segs);
-			break;
-		case 'c':
-			if (!strcmp(optarg, "full"))
-				r->opts.csum_mode = VOFF_GSO_CSUM_FULL;
-			else if (!strcmp(optarg, "partial"))
-				r->opts.csum_mode = VOFF_GSO_CSUM_PARTIAL;
-			else
-				ok = false;
-			break;
-		case 'u':
-			r->ufo = true;
-			break;
-		case 'f':
-			ok = parse_u32(optarg, 0, 0xFFFFFFFF,
-				       &r->opts.ipv6_frag_id);
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
-			exit(0);
-		default:
-			ok = false;
+			return 1;
 		}
-		if (!ok) {
-			if (c != '?')
-				fprintf(stderr, "voff gso: bad value '%s'\n",
-					optarg);
+		if (c == '?') {
 			usage(stderr);
 			return -1;
 		}
+		if (one_opt(r, argv[0], c))
+			return -1;
+		segs |= c == 'n';
+		frag |= c == 'f';
+	}
+	/* Options that mean nothing alone are refused, not ignored. */
+	if (segs && !r->max_size) {
+		fprintf(stderr, "%s: --max-segs needs --max-size\n", argv[0]);
+		return -1;
+	}
+	if (frag && !r->ufo) {
+		fprintf(stderr, "%s: --frag-id needs --ufo\n", argv[0]);
+		return -1;
 	}
 	if (argc - optind != 2) {
+		fprintf(stderr, "%s: expected IN.pcap and OUT.pcap\n",
+			argv[0]);
 		usage(stderr);
 		return -1;
 	}
@@ -315,8 +323,9 @@ int gso_main(int argc, char **argv)
 	uint32_t room;
 	int rc;
 
-	if (parse_args(&r, argc, argv))
-		return EXIT_USAGE;
+	rc = parse_args(&r, argc, argv);
+	if (rc)
+		return rc > 0 ? VOFF_EXIT_OK : VOFF_EXIT_USAGE;
 	/* Enough packets and room for the largest possible output. */
 	if (r.max_size) {
 		room = r.max_size + 64;
@@ -333,7 +342,7 @@ int gso_main(int argc, char **argv)
 	if (!r.out || voff_pool_new(&r.pool, r.cap, room)) {
 		fprintf(stderr, "voff gso: out of memory\n");
 		free(r.out);
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	rc = run(&r, argv[optind], argv[optind + 1]);
 	fprintf(stderr,

@@ -22,9 +22,6 @@
 
 #include "cmd.h"
 
-#define EXIT_READ 1
-#define EXIT_USAGE 2
-
 /* Verdict of a layer that carries no checksum voff checks. */
 #define NO_CSUM 0xFF
 
@@ -318,7 +315,7 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 		if (rc < 0 && rc != VOFF_E_PCAP_SNAP && rc != VOFF_E_TOO_BIG) {
 			fprintf(stderr, "voff inspect: %s: frame %lu: %s\n",
 				path, index, voff_strerror(rc));
-			return EXIT_READ;
+			return VOFF_EXIT_FAIL;
 		}
 		fr.snapped = rc == VOFF_E_PCAP_SNAP;
 		fr.len = pkt->len;
@@ -362,20 +359,20 @@ int inspect_main(int argc, char **argv)
 			return 0;
 		default:
 			usage(stderr);
-			return EXIT_USAGE;
+			return VOFF_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "voff inspect: expected one capture file\n");
 		usage(stderr);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 
 	rc = voff_pcap_open_read(&pc, argv[optind], errbuf, sizeof(errbuf));
 	if (rc) {
 		fprintf(stderr, "voff inspect: %s\n",
 			errbuf[0] ? errbuf : voff_strerror(rc));
-		return EXIT_READ;
+		return VOFF_EXIT_FAIL;
 	}
 	rc = voff_pool_new(&pool, 1, VOFF_PKT_SUPER_ROOM);
 	if (rc)
@@ -387,7 +384,7 @@ int inspect_main(int argc, char **argv)
 	rc = inspect_file(pc, pkt, argv[optind], json);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "voff inspect: error writing output\n");
-		rc = EXIT_READ;
+		rc = VOFF_EXIT_FAIL;
 	}
 	voff_pkt_free(pkt);
 	voff_pool_free(pool);
@@ -399,5 +396,5 @@ err_pkt:
 err_pool:
 	voff_pcap_close(pc);
 	fprintf(stderr, "voff inspect: %s\n", voff_strerror(rc));
-	return EXIT_READ;
+	return VOFF_EXIT_FAIL;
 }

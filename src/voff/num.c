@@ -91,3 +91,14 @@ int num_opt(const char *cmd, const char *opt, const char *s, uint64_t lo,
 			s ? s : "");
 	return err;
 }
+
+int num_opt_u32(const char *cmd, const char *opt, const char *s, uint32_t lo,
+		uint32_t hi, uint32_t *out)
+{
+	uint64_t v;
+	int err = num_opt(cmd, opt, s, lo, hi, &v);
+
+	if (!err)
+		*out = (uint32_t)v;
+	return err;
+}

@@ -54,4 +54,8 @@ int num_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 int num_opt(const char *cmd, const char *opt, const char *s, uint64_t lo,
 	    uint64_t hi, uint64_t *out);
 
+/** num_opt_u32() - num_opt() into a 32-bit value (@hi at most UINT32_MAX) */
+int num_opt_u32(const char *cmd, const char *opt, const char *s, uint32_t lo,
+		uint32_t hi, uint32_t *out);
+
 #endif /* VOFF_CMD_NUM_H */

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# cli.sh - what every subcommand of voff owes its user, no root needed:
+# exit statuses (0 done, 1 runtime failure, 2 usage error), one message
+# line per error naming the subcommand, the option or the file and frame,
+# and the cause, outputs that never destroy their input nor stay half
+# written, and write errors on standard output that are never silent.
+#
+#   voff <cmd> [bad options | bad files] --> exit status + stderr lines
+#
+# Needs python3 to write the captures (skips with 77 otherwise).
+set -uo pipefail
+: "${VOFF:?path of the voff binary}" "${VOFF_DATA:?tests/data directory}"
+command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+sample=$VOFF_DATA/sample.pcap
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# run CMD...: run, keeping the status in $rc and the output in files.
+run() {
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# exact WANT_RC 'WANT_STDERR' CMD...: the status and the whole of stderr.
+exact() {
+	local want=$1 msg=$2
+	shift 2
+	run "$@"
+	if [[ $rc -eq $want && $(cat "$tmp/err") == "$msg" ]]; then
+		ok "$*: exit $rc"
+	else
+		fail "$*: exit $rc, expected $want; stderr:"
+		sed 's/^/    /' "$tmp/err"
+		echo "  expected: $msg"
+	fi
+}
+
+# first WANT_RC 'WANT_LINE' CMD...: the status and stderr's first line
+# (usage text may follow it).
+first() {
+	local want=$1 msg=$2
+	shift 2
+	run "$@"
+	if [[ $rc -eq $want && $(head -n1 "$tmp/err") == "$msg" ]]; then
+		ok "$*: exit $rc"
+	else
+		fail "$*: exit $rc, expected $want; stderr:"
+		sed 's/^/    /' "$tmp/err"
+		echo "  expected first line: $msg"
+	fi
+}
+
+cd "$tmp" || exit 1
+cp "$sample" in.pcap
+
+# ---- usage errors: exit 2, the option, the value and its range -------------
+exact 2 "voff gso: --mss: 65535 out of range (1..65534)" \
+	"$VOFF" gso --mss 65535 in.pcap o.pcap
+exact 2 "voff gso: --mss: '1k' is not a number" \
+	"$VOFF" gso --mss 1k in.pcap o.pcap
+exact 2 "voff gso: --max-size: 63 out of range (64..2147483647)" \
+	"$VOFF" gso --max-size 63 in.pcap o.pcap
+exact 2 "voff gso: --max-segs: -1 out of range (1..65535)" \
+	"$VOFF" gso --max-size 2000 --max-segs -1 in.pcap o.pcap
+exact 2 "voff gso: --csum: 'half' is neither full nor partial" \
+	"$VOFF" gso --csum half in.pcap o.pcap
+exact 2 "voff gso: --max-segs needs --max-size" \
+	"$VOFF" gso --max-segs 4 in.pcap o.pcap
+exact 2 "voff gso: --frag-id needs --ufo" \
+	"$VOFF" gso --frag-id 4 in.pcap o.pcap
+exact 2 "voff gro: --max-size: 65536 out of range (1..65535)" \
+	"$VOFF" gro --max-size 65536 in.pcap o.pcap
+exact 2 "voff gro: --max-flows: 0 out of range (1..65536)" \
+	"$VOFF" gro --max-flows 0 in.pcap o.pcap
+exact 2 "voff gro: --flush-timeout: '5us' is not a number" \
+	"$VOFF" gro --flush-timeout 5us in.pcap o.pcap
+exact 2 "voff features: --tun: 0x10000 out of range (0..65535)" \
+	"$VOFF" features -t 0x10000
+exact 2 "voff features: --tun: unknown flag 'tso5'" \
+	"$VOFF" features -t csum,tso5
+exact 2 "voff features: --tun: TUNSETOFFLOAD refuses 0x2 (EINVAL)" \
+	"$VOFF" features -t tso4
+[[ -e o.pcap ]] && fail "a usage error created the output"
+# Unknown options name the subcommand as typed.
+first 2 "voff inspect: invalid option -- 'x'" "$VOFF" inspect -x in.pcap
+first 2 "voff gso: unrecognized option '--bogus'" "$VOFF" gso --bogus a b
+first 2 "voff gro: unrecognized option '--bogus'" "$VOFF" gro --bogus a b
+first 2 "voff features: unrecognized option '--bogus'" \
+	"$VOFF" features --bogus
+first 2 "voff gso: option '--mss' requires an argument" "$VOFF" gso --mss
+first 2 "voff gso: expected IN.pcap and OUT.pcap" "$VOFF" gso in.pcap
+first 2 "voff gro: expected IN.pcap and OUT.pcap" "$VOFF" gro in.pcap
+first 2 "voff: unknown command 'inspekt'" "$VOFF" inspekt in.pcap
+# voff help CMD is voff CMD --help.
+run "$VOFF" help gso
+if [[ $rc -eq 0 ]] && grep -q "^usage: voff gso" "$tmp/out"; then
+	ok "voff help gso"
+else
+	fail "voff help gso: exit $rc"
+fi
+
+if [[ $fails -ne 0 ]]; then
+	echo "$fails failure(s)"
+	exit 1
+fi
+echo "all cli checks passed"
