@@ -22,6 +22,7 @@
 #include "num.h"
 
 #define MAX_LOWER 16
+#define CMD "voff features"
 
 /* A device given on the command line: its features and limits. */
 struct src {
@@ -83,35 +84,97 @@ static void usage(FILE *f)
 "after TUNSETOFFLOAD 0, tap-fresh one before any TUNSETOFFLOAD.\n");
 }
 
-static char *read_all(const char *path)
+/*
+ * The whole of @path ("-": standard input), NUL-terminated, its length in
+ * @len.  Return: the text, or NULL with errno set (a directory fails
+ * here, on its first read, with EISDIR).
+ */
+static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t cap = 4096, len = 0;
+	size_t cap = 4096;
 	char *buf = NULL, *nb;
+	int err = 0;
 
+	*len = 0;
 	if (!f)
 		return NULL;
 	for (;;) {
 		nb = realloc(buf, cap + 1);
-		if (!nb)
+		if (!nb) {
+			err = ENOMEM;
 			break;
+		}
 		buf = nb;
-		len += fread(buf + len, 1, cap - len, f);
-		if (len < cap)
+		*len += fread(buf + *len, 1, cap - *len, f);
+		if (ferror(f))
+			err = errno ? errno : EIO;
+		if (err || *len < cap)
 			break;
 		cap *= 2;
 	}
 	if (f != stdin)
 		fclose(f);
-	if (buf)
-		buf[len] = 0;
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[*len] = 0;
 	return buf;
+}
+
+/* Lines of @text that may name a feature: not blank, not the heading. */
+static unsigned int feature_lines(const char *text)
+{
+	unsigned int n = 0;
+
+	for (const char *p = text; *p;) {
+		const char *end = strchrnul(p, '\n');
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && strncmp(p, "Features for ", 13))
+			n++;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* The device of an `ethtool -k` text; Return: 0 or -1 (reported). */
+static int parse_src(const char *arg, const char *text, size_t len,
+		     struct src *s)
+{
+	unsigned int unknown = 0;
+
+	/* A capture or any binary file is refused, not read as "all off". */
+	if (memchr(text, 0, len)) {
+		fprintf(stderr, CMD ": %s: not `ethtool -k` output (binary "
+				"data)\n", arg);
+		return -1;
+	}
+	if (voff_feat_parse_ethtool(text, &s->feat, &unknown)) {
+		fprintf(stderr, CMD ": %s: not `ethtool -k` output (a line is "
+				"not NAME: on|off)\n", arg);
+		return -1;
+	}
+	if (feature_lines(text) <= unknown) {
+		fprintf(stderr, CMD ": %s: not `ethtool -k` output (no known "
+				"feature in it)\n", arg);
+		return -1;
+	}
+	if (unknown)
+		fprintf(stderr, CMD ": %s: %u unknown feature(s) ignored\n",
+			arg, unknown);
+	if (sscanf(text, "Features for %63[^:]:", s->name) != 1)
+		snprintf(s->name, sizeof(s->name), "voff");
+	return 0;
 }
 
 /* Load a device from a profile name or an ethtool -k file. */
 static int load_src(const char *arg, struct src *s)
 {
-	unsigned int unknown = 0;
+	size_t len;
 	char *text;
 	int err;
 
@@ -130,34 +193,26 @@ static int load_src(const char *arg, struct src *s)
 		snprintf(s->name, sizeof(s->name), "%s", arg);
 		return 0;
 	}
-	text = read_all(arg);
+	text = read_all(arg, &len);
 	if (!text) {
-		fprintf(stderr, "voff features: %s: not a profile, and %s\n",
-			arg, strerror(errno ? errno : ENOENT));
-		return -ENOENT;
+		fprintf(stderr, CMD ": %s: neither a profile nor a readable "
+				"file (%s)\n", arg, strerror(errno));
+		return -1;
 	}
-	err = voff_feat_parse_ethtool(text, &s->feat, &unknown);
-	if (err)
-		fprintf(stderr, "voff features: %s: not `ethtool -k` output\n",
-			arg);
-	else if (unknown)
-		fprintf(stderr, "voff features: %s: %u unknown feature(s) "
-				"ignored\n", arg, unknown);
-	if (sscanf(text, "Features for %63[^:]:", s->name) != 1)
-		snprintf(s->name, sizeof(s->name), "voff");
+	err = parse_src(arg, text, len, s);
 	free(text);
 	return err;
 }
 
 /* TUNSETOFFLOAD flags: a number, or names; prints what is wrong. */
-static int parse_tun(const char *cmd, const char *arg, unsigned int *out)
+static int parse_tun(const char *arg, unsigned int *out)
 {
 	char *copy, *tok, *save = NULL;
 	uint64_t v;
 	int err = num_parse(arg, 0, 0xFFFF, &v);
 
 	if (err == -ERANGE)
-		fprintf(stderr, "%s: --tun: %s out of range (0..65535)\n", cmd,
+		fprintf(stderr, CMD ": --tun: %s out of range (0..65535)\n",
 			arg);
 	if (err != -EINVAL) {
 		*out = err ? 0 : (unsigned int)v;
@@ -176,7 +231,7 @@ static int parse_tun(const char *cmd, const char *arg, unsigned int *out)
 			if (!strcmp(tok, tun_names[i]))
 				break;
 		if (i == sizeof(tun_names) / sizeof(tun_names[0])) {
-			fprintf(stderr, "%s: --tun: unknown flag '%s'\n", cmd,
+			fprintf(stderr, CMD ": --tun: unknown flag '%s'\n",
 				tok);
 			err = -ENOENT;
 		} else {
@@ -184,38 +239,91 @@ static int parse_tun(const char *cmd, const char *arg, unsigned int *out)
 		}
 	}
 	if (!err && !*out) {
-		fprintf(stderr, "%s: --tun: no flag in '%s'\n", cmd, arg);
+		fprintf(stderr, CMD ": --tun: no flag in '%s'\n", arg);
 		err = -EINVAL;
 	}
 	free(copy);
 	return err;
 }
 
+/* Whether limit @which of @l takes @v (tried on a copy). */
+static bool takes(const struct voff_limits *l, int which, uint32_t v)
+{
+	struct voff_limits t = *l;
+
+	return voff_limits_set(&t, which, v) == 0;
+}
+
+/*
+ * The values voff_limits_set() takes for @which form one interval around
+ * the current value (feat.h); find its ends by bisection, so messages
+ * quote the library's ranges, with the device's own caps, instead of a
+ * copy of them.  Return: false when even the current value is refused.
+ */
+static bool limit_range(const struct voff_limits *l, int which,
+			uint32_t *lo, uint32_t *hi)
+{
+	uint32_t a = 0, b = voff_limit_get(l, which);
+
+	if (!takes(l, which, b))
+		return false;
+	while (a < b) {		/* the smallest taken in [a, b]; b is */
+		uint32_t m = a + (b - a) / 2;
+
+		if (takes(l, which, m))
+			b = m;
+		else
+			a = m + 1;
+	}
+	*lo = b;
+	a = voff_limit_get(l, which);
+	b = UINT32_MAX;
+	while (a < b) {		/* the largest taken in [a, b]; a is */
+		uint32_t m = a + (b - a) / 2 + 1;
+
+		if (takes(l, which, m))
+			a = m;
+		else
+			b = m - 1;
+	}
+	*hi = a;
+	return true;
+}
+
+/* -l NAME=VALUE; Return: 0, or -1 after saying what is wrong. */
 static int parse_limit(const char *arg, struct voff_limits *lim)
 {
-	char name[32], *end;
 	const char *eq = strchr(arg, '=');
-	unsigned long v;
+	char name[32], opt[48];
+	uint32_t lo, hi;
+	uint64_t v;
 	int which, err;
 
-	if (!eq || (size_t)(eq - arg) >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, arg, (size_t)(eq - arg));
-	name[eq - arg] = 0;
-	which = voff_limit_lookup(name);
-	if (which < 0) {
-		fprintf(stderr, "voff features: unknown limit '%s'\n", name);
-		return which;
+	if (!eq) {
+		fprintf(stderr, CMD ": -l %s: expected NAME=VALUE\n", arg);
+		return -1;
 	}
-	errno = 0;
-	v = strtoul(eq + 1, &end, 0);
-	if (!eq[1] || *end || errno || v > UINT32_MAX)
-		return -EINVAL;
-	err = voff_limits_set(lim, which, (uint32_t)v);
-	if (err)
-		fprintf(stderr, "voff features: %s %lu: %s\n", name, v,
-			err == -ERANGE ? "integer out of range" : "too big");
-	return err;
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	which = voff_limit_lookup(name);
+	if (which < 0 || (size_t)(eq - arg) >= sizeof(name)) {
+		fprintf(stderr, CMD ": -l %s: unknown limit '%.*s'\n", arg,
+			(int)(eq - arg), arg);
+		return -1;
+	}
+	snprintf(opt, sizeof(opt), "-l %s", name);
+	err = num_parse(eq + 1, 0, UINT32_MAX, &v);
+	if (err == -EINVAL)
+		return num_opt(CMD, opt, eq + 1, 0, UINT32_MAX, &v) ? -1 : 0;
+	if (!err)
+		err = voff_limits_set(lim, which, (uint32_t)v);
+	if (!err)
+		return 0;
+	if (limit_range(lim, which, &lo, &hi))
+		fprintf(stderr, CMD ": %s: %s out of range (%u..%u)\n", opt,
+			eq + 1, lo, hi);
+	else
+		fprintf(stderr, CMD ": %s: %s refused\n", opt, eq + 1);
+	return -1;
 }
 
 /* Recompute the top device the way its kind does. */
@@ -305,7 +413,6 @@ static void stack_limits(enum stack_kind kind, struct voff_limits *top,
 }
 
 struct opts {
-	const char *cmd;	/* "voff features", for messages */
 	const char *base, *name, *intersect;
 	enum stack_kind kind;
 	const char *lower_src[MAX_LOWER];
@@ -321,12 +428,12 @@ struct opts {
 static int add_lower(struct opts *o, enum stack_kind kind, const char *arg)
 {
 	if (o->kind != ST_NONE && o->kind != kind) {
-		fprintf(stderr, "%s: one kind of stack at a time\n", o->cmd);
+		fprintf(stderr, CMD ": one kind of stack at a time\n");
 		return -1;
 	}
 	if (o->n_lower == MAX_LOWER ||
 	    ((kind == ST_MACVLAN || kind == ST_VLAN) && o->n_lower == 1)) {
-		fprintf(stderr, "%s: too many lower devices\n", o->cmd);
+		fprintf(stderr, CMD ": too many lower devices\n");
 		return -1;
 	}
 	o->kind = kind;
@@ -341,7 +448,7 @@ static int one_opt(struct opts *o, int c)
 	case 'b': o->base = optarg; return 0;
 	case 't':
 		o->has_tun = true;
-		return parse_tun(o->cmd, optarg, &o->tun) ? -1 : 0;
+		return parse_tun(optarg, &o->tun) ? -1 : 0;
 	case 1: return add_lower(o, ST_BRIDGE, optarg);
 	case 2: return add_lower(o, ST_BOND, optarg);
 	case 3: return add_lower(o, ST_MACVLAN, optarg);
@@ -350,7 +457,7 @@ static int one_opt(struct opts *o, int c)
 	case 6: o->fix = true; return 0;
 	case 'l':
 		if (o->n_limits == sizeof(o->limits) / sizeof(o->limits[0])) {
-			fprintf(stderr, "%s: -l: at most %zu limits\n", o->cmd,
+			fprintf(stderr, CMD ": -l: at most %zu limits\n",
 				sizeof(o->limits) / sizeof(o->limits[0]));
 			return -1;
 		}
@@ -384,7 +491,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	o->cmd = argv[0];
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+b:t:l:Ln:jh", lo, NULL)) !=
 	       -1) {
@@ -423,7 +529,7 @@ static int output(const struct opts *o, const struct src *top)
 
 	if (o->intersect) {
 		if (load_src(o->intersect, &other))
-			return 1;
+			return VOFF_EXIT_FAIL;
 		other_dev = top->feat;
 		other_dev.active = voff_feat_intersect(top->feat.active,
 						       other.feat.active);
@@ -436,7 +542,7 @@ static int output(const struct opts *o, const struct src *top)
 			print_limits(&top->lim);
 		if (o->intersect)
 			voff_feat_print(stdout, "intersection", &other_dev);
-		return ferror(stdout) ? 1 : 0;
+		return VOFF_EXIT_OK;
 	}
 	arr = json_object_new_array();
 	obj = feat_json(name, &top->feat);
@@ -450,7 +556,7 @@ static int output(const struct opts *o, const struct src *top)
 			       arr, JSON_C_TO_STRING_PRETTY |
 					    JSON_C_TO_STRING_SPACED));
 	json_object_put(arr);
-	return ferror(stdout) ? 1 : 0;
+	return VOFF_EXIT_OK;
 }
 
 int features_main(int argc, char **argv)
@@ -465,14 +571,13 @@ int features_main(int argc, char **argv)
 	if (err)
 		return err > 0 ? VOFF_EXIT_OK : VOFF_EXIT_USAGE;
 	if ((argc - optind) % 2) {
-		fprintf(stderr, "%s: requests come in pairs: NAME on|off\n",
-			o.cmd);
+		fprintf(stderr, CMD ": requests come in pairs: NAME on|off\n");
 		return VOFF_EXIT_USAGE;
 	}
 	err = voff_feat_parse_requests(argv + optind, argc - optind, &mask,
 				       &on, &bad);
 	if (err) {
-		fprintf(stderr, "%s: %s '%s'\n", o.cmd,
+		fprintf(stderr, CMD ": %s '%s'\n",
 			err == -ENOENT ? "unknown feature" : "expected on|off, "
 							     "not",
 			argv[optind + bad]);
@@ -489,14 +594,14 @@ int features_main(int argc, char **argv)
 		top.feat.active = voff_feat_fix(top.feat.active,
 						top.feat.gso_partial);
 	if (o.has_tun && voff_feat_tap_apply(&top.feat, o.tun)) {
-		fprintf(stderr, "%s: --tun: TUNSETOFFLOAD refuses 0x%x "
-				"(EINVAL)\n", o.cmd, o.tun);
+		fprintf(stderr, CMD ": --tun: TUNSETOFFLOAD refuses 0x%x "
+				"(EINVAL)\n", o.tun);
 		return VOFF_EXIT_USAGE;
 	}
 	stack_limits(o.kind, &top.lim, o.lower, o.n_lower);
 	for (size_t i = 0; i < o.n_limits; i++)
 		if (parse_limit(o.limits[i], &top.lim))
-			return 1;
+			return VOFF_EXIT_USAGE;
 	if (o.kind != ST_NONE)
 		update(o.kind, &top.feat, o.lower, o.n_lower);
 	if (mask) {

@@ -381,11 +381,8 @@ int inspect_main(int argc, char **argv)
 	if (rc)
 		goto err_pkt;
 
+	/* main.c checks that standard output took it all. */
 	rc = inspect_file(pc, pkt, argv[optind], json);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "voff inspect: error writing output\n");
-		rc = VOFF_EXIT_FAIL;
-	}
 	voff_pkt_free(pkt);
 	voff_pool_free(pool);
 	voff_pcap_close(pc);

@@ -3,6 +3,7 @@
  * main.c - the voff command: a {name, function, help} table dispatching to
  * one file per subcommand (cmd.h).  Kept thin: all real work is in libvoff.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,26 @@ static void usage(FILE *f)
 		   "  voff --version          library version\n");
 }
 
+/*
+ * Output to a full disk, a closed pipe or a broken file must not pass for
+ * success: every subcommand's standard output is flushed and closed here,
+ * once, and a failure is reported and turns the status into 1.
+ */
+static int close_stdout(const char *cmd, int rc)
+{
+	/* A write that failed earlier left only the error flag: no errno. */
+	const char *why = ferror(stdout) ? "write error" : NULL;
+
+	if (fflush(stdout) != 0)
+		why = strerror(errno ? errno : EIO);
+	if (fclose(stdout) != 0 && !why)
+		why = strerror(errno ? errno : EIO);
+	if (!why)
+		return rc;
+	fprintf(stderr, "%s: standard output: %s\n", cmd, why);
+	return rc ? rc : VOFF_EXIT_FAIL;
+}
+
 static const struct subcommand *find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]);
@@ -69,11 +90,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return VOFF_EXIT_OK;
+		return close_stdout("voff", VOFF_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("voff %s\n", voff_version());
-		return VOFF_EXIT_OK;
+		return close_stdout("voff", VOFF_EXIT_OK);
 	}
 	sub = find(argv[1]);
 	if (!sub) {
@@ -87,5 +108,5 @@ int main(int argc, char **argv)
 	 */
 	snprintf(name, sizeof(name), "voff %s", sub->name);
 	argv[1] = name;
-	return sub->fn(argc - 1, argv + 1);
+	return close_stdout(name, sub->fn(argc - 1, argv + 1));
 }

@@ -112,6 +112,59 @@ else
 	fail "voff help gso: exit $rc"
 fi
 
+# ---- features: nothing fails in silence --------------------------------------
+exact 2 "voff features: -l gso_max_size: expected NAME=VALUE" \
+	"$VOFF" features -l gso_max_size
+exact 2 "voff features: -l gso_max_size: 'abc' is not a number" \
+	"$VOFF" features -l gso_max_size=abc
+exact 2 "voff features: -l gso_max_size: -1 out of range (193..524280)" \
+	"$VOFF" features -l gso_max_size=-1
+# The range is the device's: a TAP's tso_max_size is 64 KiB.
+exact 2 "voff features: -l gso_max_size: 70000 out of range (193..65536)" \
+	"$VOFF" features -b tap -l gso_max_size=70000
+exact 2 "voff features: -l mtu: 67 out of range (68..65535)" \
+	"$VOFF" features -l mtu=67
+exact 2 "voff features: -l gso_max_segs: 0x10000 out of range (0..65535)" \
+	"$VOFF" features -l gso_max_segs=0x10000
+exact 2 "voff features: -l frob=1: unknown limit 'frob'" \
+	"$VOFF" features -l frob=1
+mkdir adir
+: >empty.txt
+exact 1 "voff features: adir: neither a profile nor a readable file (Is a directory)" \
+	"$VOFF" features -b adir
+exact 1 "voff features: nofile: neither a profile nor a readable file (No such file or directory)" \
+	"$VOFF" features -b nofile
+exact 1 "voff features: in.pcap: not \`ethtool -k\` output (binary data)" \
+	"$VOFF" features -b in.pcap
+exact 1 "voff features: /dev/null: not \`ethtool -k\` output (no known feature in it)" \
+	"$VOFF" features -b /dev/null
+exact 1 "voff features: empty.txt: not \`ethtool -k\` output (no known feature in it)" \
+	"$VOFF" features --bridge empty.txt
+printf 'Features for x:\nsg: maybe\n' >bad.txt
+exact 1 "voff features: bad.txt: not \`ethtool -k\` output (a line is not NAME: on|off)" \
+	"$VOFF" features -b bad.txt
+exact 1 "voff features: nofile: neither a profile nor a readable file (No such file or directory)" \
+	"$VOFF" features --intersect nofile
+[[ -s $tmp/out ]] && fail "a failed --intersect printed a device"
+
+# ---- standard output that cannot be written fails, in every subcommand -------
+if [[ -w /dev/full ]]; then
+	for args in "features" "features -j" "inspect in.pcap" \
+		"inspect -j in.pcap" "gso --help" "--version"; do
+		# shellcheck disable=SC2086 # the words of $args are wanted
+		"$VOFF" $args >/dev/full 2>"$tmp/err"
+		rc=$?
+		# A write that failed before the final flush leaves no errno.
+		want="voff ${args%% *}: standard output: (No space left on device|write error)"
+		[[ $args == --version ]] && want="voff: standard output: No space left on device"
+		if [[ $rc -eq 1 && $(cat "$tmp/err") =~ ^$want$ ]]; then
+			ok "voff $args >/dev/full: exit 1"
+		else
+			fail "voff $args >/dev/full: exit $rc, $(cat "$tmp/err")"
+		fi
+	done
+fi
+
 if [[ $fails -ne 0 ]]; then
 	echo "$fails failure(s)"
 	exit 1
