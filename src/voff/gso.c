@@ -332,9 +332,11 @@ int gso_main(int argc, char **argv)
 		r.cap = 1024;
 	} else {
 		uint32_t mss = r.mss ? r.mss : MTU;
+		/* The default MSS is the MTU less the frame's own headers. */
+		uint32_t least = r.mss ? r.mss : MTU - VOFF_GSO_MAX_HDR;
 
 		room = mss + VOFF_GSO_SLOT_SIZE + 64;
-		r.cap = 0xFFFF / mss + 2;
+		r.cap = 0xFFFF / least + 2;
 	}
 	if (room > VOFF_PKT_SUPER_ROOM)
 		room = VOFF_PKT_SUPER_ROOM;
