@@ -26,6 +26,9 @@
 
 #include "cmd.h"
 #include "num.h"
+#include "outfile.h"
+
+#define CMD "voff gro"
 
 static void usage(FILE *f)
 {
@@ -142,6 +145,77 @@ static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool,
 	return drain(r, now);
 }
 
+/*
+ * Run the engine over @inp into @outp, which appears only when every frame
+ * is written.  Return: 0, or -1 after saying why (no output then).
+ */
+static int coalesce(struct voff_gro_config *cfg, const char *inp,
+		    const char *outp)
+{
+	struct gro_run r = { 0 };
+	struct voff_gro_stats st;
+	struct voff_pool *pool = NULL;
+	struct voff_pcap *in = NULL;
+	char errbuf[512] = "";
+	uint64_t frames = 0;
+	struct outfile of;
+	int rc;
+
+	if (outfile_begin(&of, CMD, inp, outp))
+		return -1;
+	rc = voff_pcap_open_read(&in, inp, errbuf, sizeof(errbuf));
+	if (rc) {
+		fprintf(stderr, CMD ": %s: %s\n", inp,
+			errbuf[0] ? errbuf : voff_strerror(rc));
+		goto err_in;
+	}
+	cfg->start = voff_pcap_start(in);
+	rc = voff_gro_new(&r.g, cfg);
+	if (rc) {
+		fprintf(stderr, CMD ": GRO engine: %s\n", voff_strerror(rc));
+		goto err_gro;
+	}
+	/* Each held flow keeps its frame's buffer: room for all of them. */
+	rc = voff_pool_new(&pool, (cfg->max_flows ? cfg->max_flows
+						  : VOFF_GRO_DEFAULT_FLOWS) + 8,
+			   VOFF_PKT_SUPER_ROOM);
+	if (rc) {
+		fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
+		goto err_pool;
+	}
+	rc = voff_pcap_open_write(&r.out, of.write, cfg->start);
+	if (rc) {
+		fprintf(stderr, CMD ": %s: %s\n", outp, voff_strerror(rc));
+		goto err_out;
+	}
+	r.timeout = cfg->flush_timeout_ns;
+	rc = run(&r, in, pool, &frames);
+	voff_gro_stats(r.g, &st);
+	if (voff_pcap_close(r.out) && !rc)
+		rc = -EIO;
+	if (rc)
+		fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
+	else
+		fprintf(stderr,
+			CMD ": %" PRIu64 " frames in, %" PRIu64 " out (%" PRIu64
+			    " super-packets of %" PRIu64 " segments), %" PRIu64
+			    " passed, %" PRIu64 " bad checksums\n",
+			frames, r.written, r.supers, r.segs_in_supers,
+			st.passed, st.csum_bad);
+err_out:
+	voff_pool_free(pool);
+err_pool:
+	voff_gro_free(r.g);
+err_gro:
+	voff_pcap_close(in);
+err_in:
+	if (rc) {
+		outfile_abort(&of);
+		return -1;
+	}
+	return outfile_commit(&of, CMD);
+}
+
 /* One option; Return: 0, or -1 after printing why its value is bad. */
 static int one_opt(struct voff_gro_config *cfg, const char *cmd, int c)
 {
@@ -180,13 +254,7 @@ int gro_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct voff_gro_config cfg = { 0 };
-	struct gro_run r = { 0 };
-	struct voff_gro_stats st;
-	struct voff_pool *pool = NULL;
-	struct voff_pcap *in = NULL;
-	char errbuf[512] = "";
-	uint64_t frames = 0;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -208,60 +276,6 @@ int gro_main(int argc, char **argv)
 		return VOFF_EXIT_USAGE;
 	}
 
-	rc = voff_pcap_open_read(&in, argv[optind], errbuf, sizeof(errbuf));
-	if (rc) {
-		fprintf(stderr, "voff gro: %s: %s\n", argv[optind],
-			errbuf[0] ? errbuf : voff_strerror(rc));
-		return VOFF_EXIT_FAIL;
-	}
-	cfg.start = voff_pcap_start(in);
-	rc = voff_gro_new(&r.g, &cfg);
-	if (rc)
-		goto err_gro;
-	/* Each held flow keeps its frame's buffer: room for all of them. */
-	rc = voff_pool_new(&pool, (cfg.max_flows ? cfg.max_flows
-						 : VOFF_GRO_DEFAULT_FLOWS) + 8,
-			   VOFF_PKT_SUPER_ROOM);
-	if (rc)
-		goto err_pool;
-	rc = voff_pcap_open_write(&r.out, argv[optind + 1], cfg.start);
-	if (rc) {
-		fprintf(stderr, "voff gro: %s: %s\n", argv[optind + 1],
-			voff_strerror(rc));
-		goto err_out;
-	}
-
-	r.timeout = cfg.flush_timeout_ns;
-	rc = run(&r, in, pool, &frames);
-	voff_gro_stats(r.g, &st);
-	if (voff_pcap_close(r.out) && !rc)
-		rc = -EIO;
-	if (rc) {
-		fprintf(stderr, "voff gro: %s\n", voff_strerror(rc));
-		goto err_run;
-	}
-	fprintf(stderr,
-		"voff gro: %" PRIu64 " frames in, %" PRIu64 " out (%" PRIu64
-		" super-packets of %" PRIu64 " segments), %" PRIu64
-		" passed, %" PRIu64 " bad checksums\n",
-		frames, r.written, r.supers, r.segs_in_supers, st.passed,
-		st.csum_bad);
-	voff_gro_free(r.g);
-	voff_pool_free(pool);
-	voff_pcap_close(in);
-	return 0;
-
-err_run:
-	voff_gro_free(r.g);
-	voff_pool_free(pool);
-	voff_pcap_close(in);
-	return VOFF_EXIT_FAIL;
-err_out:
-	voff_pool_free(pool);
-err_pool:
-	voff_gro_free(r.g);
-err_gro:
-	voff_pcap_close(in);
-	fprintf(stderr, "voff gro: %s\n", voff_strerror(rc));
-	return VOFF_EXIT_FAIL;
+	return coalesce(&cfg, argv[optind], argv[optind + 1]) ?
+		       VOFF_EXIT_FAIL : VOFF_EXIT_OK;
 }

@@ -23,7 +23,9 @@
 
 #include "cmd.h"
 #include "num.h"
+#include "outfile.h"
 
+#define CMD "voff gso"
 #define MTU 1500
 
 struct gso_run {
@@ -160,7 +162,7 @@ static int one_frame(struct gso_run *r, struct voff_pcap *w,
 	else
 		n = voff_gso_segment(pkt, &r->opts, r->pool, r->out, r->cap);
 	if (n < 0) {
-		fprintf(stderr, "voff gso: frame %lu: %s (copied unchanged)\n",
+		fprintf(stderr, CMD ": frame %lu: %s (copied unchanged)\n",
 			r->frames, voff_strerror(n));
 		r->failed++;
 		goto copy;
@@ -177,61 +179,82 @@ copy:
 	return voff_pcap_write(w, pkt);
 }
 
-static int run(struct gso_run *r, const char *in, const char *outp)
+/* Every frame of @rd to @w; Return: 0, or -1 after saying why. */
+static int frames(struct gso_run *r, struct voff_pcap *rd, struct voff_pcap *w,
+		  struct voff_pkt *pkt, const char *in, const char *outp)
 {
-	struct voff_pcap *rd = NULL, *w = NULL;
-	struct voff_pool *in_pool = NULL;
-	struct voff_pkt *pkt = NULL;
-	char errbuf[256] = "";
-	int err, rc = VOFF_EXIT_FAIL;
-
-	err = voff_pcap_open_read(&rd, in, errbuf, sizeof(errbuf));
-	if (err) {
-		fprintf(stderr, "voff gso: %s: %s %s\n", in, voff_strerror(err),
-			errbuf);
-		return VOFF_EXIT_FAIL;
-	}
-	err = voff_pcap_open_write(&w, outp, voff_pcap_start(rd));
-	if (err) {
-		fprintf(stderr, "voff gso: %s: %s\n", outp, voff_strerror(err));
-		goto err_write;
-	}
-	if (voff_pool_new(&in_pool, 1, VOFF_PKT_SUPER_ROOM) ||
-	    voff_pkt_alloc(in_pool, &pkt)) {
-		fprintf(stderr, "voff gso: out of memory\n");
-		goto err_pool;
-	}
 	for (;;) {
-		err = voff_pcap_read(rd, pkt);
+		int err = voff_pcap_read(rd, pkt);
+
 		if (err == 0)
-			break;
+			return 0;
 		if (err == VOFF_E_PCAP_SNAP || err == VOFF_E_TOO_BIG) {
-			fprintf(stderr, "voff gso: frame %lu: %s (skipped)\n",
+			fprintf(stderr, CMD ": frame %lu: %s (skipped)\n",
 				r->frames + 1, voff_strerror(err));
 			r->frames++;
 			r->failed++;
 			continue;
 		}
 		if (err < 0) {
-			fprintf(stderr, "voff gso: %s: %s\n", in,
+			fprintf(stderr, CMD ": %s: %s\n", in,
 				voff_strerror(err));
-			goto err_read;
+			return -1;
 		}
 		if (one_frame(r, w, pkt, voff_pcap_start(rd))) {
-			fprintf(stderr, "voff gso: %s: write failed\n", outp);
-			goto err_read;
+			fprintf(stderr, CMD ": %s: write failed\n", outp);
+			return -1;
 		}
 	}
-	rc = r->failed ? VOFF_EXIT_FAIL : 0;
-err_read:
+}
+
+/*
+ * Segment @in into @outp, which appears only when every frame is written.
+ * Return: 0 (frames may have been refused: see @r), or -1 after saying why
+ * (no output then).
+ */
+static int run(struct gso_run *r, const char *in, const char *outp)
+{
+	struct voff_pcap *rd = NULL, *w = NULL;
+	struct voff_pool *in_pool = NULL;
+	struct voff_pkt *pkt = NULL;
+	char errbuf[256] = "";
+	struct outfile of;
+	int err;
+
+	if (outfile_begin(&of, CMD, in, outp))
+		return -1;
+	err = voff_pcap_open_read(&rd, in, errbuf, sizeof(errbuf));
+	if (err) {
+		fprintf(stderr, CMD ": %s: %s %s\n", in, voff_strerror(err),
+			errbuf);
+		goto err_read;
+	}
+	err = voff_pcap_open_write(&w, of.write, voff_pcap_start(rd));
+	if (err) {
+		fprintf(stderr, CMD ": %s: %s\n", outp, voff_strerror(err));
+		goto err_write;
+	}
+	err = voff_pool_new(&in_pool, 1, VOFF_PKT_SUPER_ROOM);
+	if (!err)
+		err = voff_pkt_alloc(in_pool, &pkt);
+	if (err)
+		fprintf(stderr, CMD ": out of memory\n");
+	else
+		err = frames(r, rd, w, pkt, in, outp);
 	voff_pkt_free(pkt);
-err_pool:
 	voff_pool_free(in_pool);
-	if (voff_pcap_close(w) && rc == 0)
-		rc = VOFF_EXIT_FAIL;
+	if (voff_pcap_close(w) && !err) {
+		fprintf(stderr, CMD ": %s: write failed\n", outp);
+		err = -1;
+	}
 err_write:
 	voff_pcap_close(rd);
-	return rc;
+err_read:
+	if (err) {
+		outfile_abort(&of);
+		return -1;
+	}
+	return outfile_commit(&of, CMD);
 }
 
 /* One option; Return: 0, or -1 after printing why its value is bad. */
@@ -342,15 +365,18 @@ int gso_main(int argc, char **argv)
 		room = VOFF_PKT_SUPER_ROOM;
 	r.out = calloc(r.cap, sizeof(*r.out));
 	if (!r.out || voff_pool_new(&r.pool, r.cap, room)) {
-		fprintf(stderr, "voff gso: out of memory\n");
+		fprintf(stderr, CMD ": out of memory\n");
 		free(r.out);
 		return VOFF_EXIT_FAIL;
 	}
-	rc = run(&r, argv[optind], argv[optind + 1]);
-	fprintf(stderr,
-		"voff gso: %lu frames: %lu segmented into %lu, %lu copied, "
-		"%lu failed\n",
-		r.frames, r.cut, r.segs, r.copied, r.failed);
+	rc = VOFF_EXIT_FAIL;
+	if (!run(&r, argv[optind], argv[optind + 1])) {
+		fprintf(stderr,
+			CMD ": %lu frames: %lu segmented into %lu, %lu copied, "
+			    "%lu failed\n",
+			r.frames, r.cut, r.segs, r.copied, r.failed);
+		rc = r.failed ? VOFF_EXIT_FAIL : VOFF_EXIT_OK;
+	}
 	voff_pool_free(r.pool);
 	free(r.out);
 	return rc;

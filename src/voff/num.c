@@ -37,12 +37,12 @@ static int digits(const char *s, unsigned int base, uint64_t *out)
 {
 	bool over = false;
 	uint64_t v = 0;
-	int d;
 
 	if (!*s)
 		return -EINVAL;
 	for (; *s; s++) {
-		d = digit(*s, base);
+		int d = digit(*s, base);
+
 		if (d < 0)
 			return -EINVAL;
 		if (v > (UINT64_MAX - (uint64_t)d) / base)

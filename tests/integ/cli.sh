@@ -112,6 +112,74 @@ else
 	fail "voff help gso: exit $rc"
 fi
 
+# ---- outputs never destroy the input, never stay half written ---------------
+# only_files WHAT NAME...: the directory holds exactly these files.
+only_files() {
+	local what=$1 got
+	shift
+	got=$(find "$tmp/w" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
+	if [[ $got == "$* " ]]; then ok "$what: files $*"; else fail "$what: files '$got', expected '$* '"; fi
+}
+mkdir w
+head -c 300 "$sample" >w/trunc.pcap	# cut inside frame 2
+for cmd in gso gro; do
+	cp "$sample" w/same.pcap
+	ln -s same.pcap w/link.pcap
+	ln w/same.pcap w/hard.pcap
+	exact 1 "voff $cmd: w/same.pcap: is the input w/same.pcap (refusing to overwrite it)" \
+		"$VOFF" $cmd w/same.pcap w/same.pcap
+	exact 1 "voff $cmd: w/link.pcap: is the input w/same.pcap (refusing to overwrite it)" \
+		"$VOFF" $cmd w/same.pcap w/link.pcap
+	exact 1 "voff $cmd: w/hard.pcap: is the input w/same.pcap (refusing to overwrite it)" \
+		"$VOFF" $cmd w/same.pcap w/hard.pcap
+	# shellcheck disable=SC2094 # reading and writing one file is the case
+	exact 1 "voff $cmd: w/same.pcap: is the input (standard input) (refusing to overwrite it)" \
+		"$VOFF" $cmd - w/same.pcap <w/same.pcap
+	if cmp -s "$sample" w/same.pcap; then
+		ok "$cmd: the input is intact"
+	else
+		fail "$cmd: the input was changed"
+	fi
+	only_files "$cmd: refused" hard.pcap link.pcap same.pcap trunc.pcap
+	rm w/link.pcap w/hard.pcap
+
+	# A damaged input: no output, an old output intact, no temporary.
+	run "$VOFF" $cmd w/trunc.pcap w/o.pcap
+	[[ $rc -eq 1 ]] || fail "$cmd: damaged input: exit $rc"
+	only_files "$cmd: damaged input" same.pcap trunc.pcap
+	echo old >w/o.pcap
+	run "$VOFF" $cmd w/trunc.pcap w/o.pcap
+	[[ $rc -eq 1 && $(cat w/o.pcap) == old ]] ||
+		fail "$cmd: damaged input: old output changed (exit $rc)"
+	only_files "$cmd: damaged input, old output" o.pcap same.pcap trunc.pcap
+	# Success replaces the old output, with its mode; a new file gets
+	# the umask's; a symbolic link stays a link to the new file.
+	chmod 600 w/o.pcap
+	run "$VOFF" $cmd w/same.pcap w/o.pcap
+	[[ $rc -eq 0 && $(stat -c %a w/o.pcap) == 600 ]] ||
+		fail "$cmd: replaced output: exit $rc, mode $(stat -c %a w/o.pcap)"
+	(umask 027 && "$VOFF" $cmd w/same.pcap w/new.pcap 2>/dev/null)
+	[[ $(stat -c %a w/new.pcap) == 640 ]] ||
+		fail "$cmd: new output mode $(stat -c %a w/new.pcap), umask 027"
+	ln -s new.pcap w/l.pcap
+	run "$VOFF" $cmd w/same.pcap w/l.pcap
+	if [[ $rc -ne 0 || ! -L w/l.pcap ]] || ! cmp -s w/o.pcap w/new.pcap
+	then
+		fail "$cmd: output through a symbolic link"
+	fi
+	# Standard output and character devices are written directly.
+	run "$VOFF" $cmd w/same.pcap -
+	if cmp -s "$tmp/out" w/o.pcap; then
+		ok "$cmd: - writes standard output"
+	else
+		fail "$cmd: - for standard output (exit $rc)"
+	fi
+	run "$VOFF" $cmd w/same.pcap /dev/null
+	[[ $rc -eq 0 ]] || fail "$cmd: /dev/null output: exit $rc"
+	only_files "$cmd: outputs" l.pcap new.pcap o.pcap same.pcap trunc.pcap
+	rm w/o.pcap w/new.pcap w/l.pcap
+done
+
 # ---- features: nothing fails in silence --------------------------------------
 exact 2 "voff features: -l gso_max_size: expected NAME=VALUE" \
 	"$VOFF" features -l gso_max_size
