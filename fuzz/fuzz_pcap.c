@@ -42,7 +42,8 @@ static void read_all(struct voff_pcap *pc, struct voff_pkt *pkt)
 		struct voff_parsed p;
 		int r = voff_pcap_read(pc, pkt);
 
-		if (r == 0 || r == VOFF_E_PCAP_FORMAT || r == -EIO)
+		if (r == 0 || r == VOFF_E_PCAP_FORMAT ||
+		    r == VOFF_E_PCAP_TRUNC || r == -EIO)
 			return;
 		die_if(r != 1 && r != VOFF_E_PCAP_SNAP && r != VOFF_E_TOO_BIG);
 		if (r == VOFF_E_TOO_BIG) {

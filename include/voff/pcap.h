@@ -30,7 +30,11 @@ struct voff_pcap;
  * voff_pcap_open_read() - open a capture file for reading
  * @out:	receives the handle on success
  * @path:	file name ("-" for standard input)
- * @errbuf:	optional buffer for libpcap's message on failure (may be NULL)
+ * @errbuf:	optional buffer (may be NULL) for the cause of a failure, as
+ *		one sentence without the file name, which the caller knows:
+ *		"No such file or directory", "not a capture file (unknown
+ *		file format)", "link type LINUX_SLL (113) is neither
+ *		Ethernet nor raw IP"
  * @errlen:	its size
  *
  * Return: 0, -EINVAL for a NULL @out or @path, -ENOMEM,
@@ -68,9 +72,12 @@ enum voff_parse_start voff_pcap_start(const struct voff_pcap *pc);
  * Return: 1 when a frame was read, 0 at end of file, VOFF_E_PCAP_SNAP when
  * the stored frame is shorter than its original length (it is still
  * returned in @pkt, as captured), VOFF_E_TOO_BIG when it does not fit in
- * @pkt (skipped, @pkt empty), VOFF_E_PCAP_FORMAT on a damaged file, -EIO
- * when the file cannot be read, -EINVAL for a NULL argument or a handle
- * opened for writing.
+ * @pkt (skipped, @pkt empty), VOFF_E_PCAP_TRUNC when the file ends inside
+ * a frame or its record header (a capture cut short), VOFF_E_PCAP_FORMAT
+ * on a damaged record, -EIO when the file cannot be read, -EINVAL for a
+ * NULL argument or a handle opened for writing.  After the three errors
+ * that end the file (VOFF_E_PCAP_TRUNC, VOFF_E_PCAP_FORMAT, -EIO) further
+ * reads return 0 or the same error.
  * Ownership: borrows @pkt, which stays the caller's.
  */
 int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
@@ -80,7 +87,10 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
  * @pc:		a write handle
  * @pkt:	the frame (borrowed); its @rx_ns is the timestamp (0 = now)
  *
- * Return: 0, -EIO, or -EINVAL for a NULL argument or a read handle.
+ * Return: 0, the negative errno of a failed write (-ENOSPC, ...; -EIO
+ * when the system gave none), or -EINVAL for a NULL argument or a read
+ * handle.  Frames are buffered: a write error may surface on a later
+ * frame or in voff_pcap_close() only.
  * Ownership: borrows @pkt.
  */
 int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt);
@@ -91,15 +101,16 @@ int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt);
  * Frames longer than VOFF_PCAP_SNAPLEN are stored cut to it, with @len as
  * their original length.  @ns 0 means now (CLOCK_REALTIME).
  *
- * Return: 0, -EIO, or -EINVAL for a read handle or NULL @data with a
- * non-zero @len.
+ * Return: 0, a negative errno as voff_pcap_write(), or -EINVAL for a
+ * read handle or NULL @data with a non-zero @len.
  */
 int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
 			uint32_t len, uint64_t ns);
 
 /**
  * voff_pcap_close() - flush and close; NULL is a no-op
- * Return: 0, or -EIO when buffered frames could not be written.
+ * Return: 0, or the negative errno (-EIO when the system gave none) of
+ * buffered frames that could not be written.
  */
 int voff_pcap_close(struct voff_pcap *pc);
 

@@ -24,6 +24,7 @@
 #include <voff/voff.h>
 #include <voff/gro.h>
 
+#include "capture.h"
 #include "cmd.h"
 #include "num.h"
 #include "outfile.h"
@@ -52,20 +53,27 @@ static void usage(FILE *f)
 }
 
 struct gro_run {
+	const char *in, *outp;	/* the files as named */
 	struct voff_gro *g;
 	uint64_t timeout;
 	struct voff_pcap *out;
-	uint64_t written;
+	uint64_t frames;	/* read from the input */
+	uint64_t written;	/* in the output */
 	uint64_t supers;
 	uint64_t segs_in_supers;
+	uint64_t left_out;	/* too big to load */
 };
 
-/* Write one packet; engine outputs get complete checksums first. */
+/*
+ * Write one packet; engine outputs get complete checksums first.
+ * Return: 0, or -1 after saying why.
+ */
 static int put(struct gro_run *r, struct voff_pkt *p, uint64_t ns,
 	       bool from_engine)
 {
 	int rc = 0;
 
+	r->written++;
 	if (from_engine) {
 		if (p->gso_segs > 1) {
 			r->supers++;
@@ -73,12 +81,17 @@ static int put(struct gro_run *r, struct voff_pkt *p, uint64_t ns,
 		}
 		rc = voff_gro_csum_complete(p);
 		p->rx_ns = ns;
+		if (rc)
+			cap_error(CMD, r->outp, 1, r->written, rc,
+				  "checksum of a super-packet");
 	}
-	if (!rc)
+	if (!rc) {
 		rc = voff_pcap_write(r->out, p);
+		if (rc)
+			cap_error(CMD, r->outp, 1, r->written, rc, NULL);
+	}
 	voff_pkt_free(p);
-	r->written++;
-	return rc;
+	return rc ? -1 : 0;
 }
 
 static int drain(struct gro_run *r, uint64_t ns)
@@ -94,83 +107,92 @@ static int drain(struct gro_run *r, uint64_t ns)
 	return 0;
 }
 
-/* Offer every frame of @in; returns 0 or a negative error. */
-static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool,
-	       uint64_t *frames)
+/* Offer one frame @p to the engine; Return: 0, or -1 after saying why. */
+static int offer(struct gro_run *r, struct voff_pkt *p, uint64_t now)
+{
+	int rc;
+
+	/* Flows whose time is up leave before this frame arrives. */
+	if (r->timeout)
+		voff_gro_flush(r->g, now);
+	rc = drain(r, now);
+	if (rc) {
+		voff_pkt_free(p);
+		return rc;
+	}
+	rc = voff_gro_receive(r->g, p, now);
+	if (rc < 0) {
+		voff_pkt_free(p);
+		return cap_error(CMD, r->in, 0, r->frames, rc, NULL);
+	}
+	if (rc != VOFF_GRO_PASS)
+		return 0;
+	rc = drain(r, now);
+	if (rc) {
+		voff_pkt_free(p);
+		return rc;
+	}
+	return put(r, p, p->rx_ns, false);
+}
+
+/* Offer every frame of @in; Return: 0, or -1 after saying why. */
+static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool)
 {
 	uint64_t now = 0;
 	struct voff_pkt *p;
-	int rc;
 
 	for (;;) {
-		rc = voff_pkt_alloc(pool, &p);
-		if (rc)
-			return rc;
+		int rc = voff_pkt_alloc(pool, &p);
+
+		if (rc) {
+			fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
+			return -1;
+		}
 		rc = voff_pcap_read(in, p);
-		if (rc == 0 || (rc < 0 && rc != VOFF_E_PCAP_SNAP &&
-				rc != VOFF_E_TOO_BIG)) {
+		if (rc == 0) {
 			voff_pkt_free(p);
 			break;
 		}
+		r->frames++;
 		if (rc == VOFF_E_TOO_BIG) {
+			/* Not loaded, so it cannot be passed on either. */
+			cap_error(CMD, r->in, 0, r->frames, rc, "left out");
+			r->left_out++;
 			voff_pkt_free(p);
 			continue;
 		}
-		(*frames)++;
+		if (rc < 0 && rc != VOFF_E_PCAP_SNAP) {
+			voff_pkt_free(p);
+			return cap_error(CMD, r->in, 0, r->frames, rc, NULL);
+		}
 		if (p->rx_ns > now)
 			now = p->rx_ns;
-		/* Flows whose time is up leave before this frame arrives. */
-		if (r->timeout)
-			voff_gro_flush(r->g, now);
-		rc = drain(r, now);
-		if (!rc)
-			rc = voff_gro_receive(r->g, p, now);
-		if (rc < 0) {
-			voff_pkt_free(p);
-			return rc;
-		}
-		if (rc == VOFF_GRO_PASS) {
-			rc = drain(r, now);
-			if (!rc)
-				rc = put(r, p, p->rx_ns, false);
-			else
-				voff_pkt_free(p);
-			if (rc)
-				return rc;
-		}
+		if (offer(r, p, now))
+			return -1;
 	}
-	if (rc < 0)
-		return rc;
 	voff_gro_flush_all(r->g);
 	return drain(r, now);
 }
 
 /*
- * Run the engine over @inp into @outp, which appears only when every frame
- * is written.  Return: 0, or -1 after saying why (no output then).
+ * Run the engine over @r->in into @r->outp, which appears only when every
+ * frame is written.  Return: 0, or -1 after saying why (no output then).
  */
-static int coalesce(struct voff_gro_config *cfg, const char *inp,
-		    const char *outp)
+static int coalesce(struct gro_run *r, struct voff_gro_config *cfg)
 {
-	struct gro_run r = { 0 };
 	struct voff_gro_stats st;
 	struct voff_pool *pool = NULL;
 	struct voff_pcap *in = NULL;
-	char errbuf[512] = "";
-	uint64_t frames = 0;
 	struct outfile of;
 	int rc;
 
-	if (outfile_begin(&of, CMD, inp, outp))
+	if (outfile_begin(&of, CMD, r->in, r->outp))
 		return -1;
-	rc = voff_pcap_open_read(&in, inp, errbuf, sizeof(errbuf));
-	if (rc) {
-		fprintf(stderr, CMD ": %s: %s\n", inp,
-			errbuf[0] ? errbuf : voff_strerror(rc));
+	rc = cap_open_read(&in, CMD, r->in);
+	if (rc)
 		goto err_in;
-	}
 	cfg->start = voff_pcap_start(in);
-	rc = voff_gro_new(&r.g, cfg);
+	rc = voff_gro_new(&r->g, cfg);
 	if (rc) {
 		fprintf(stderr, CMD ": GRO engine: %s\n", voff_strerror(rc));
 		goto err_gro;
@@ -183,29 +205,32 @@ static int coalesce(struct voff_gro_config *cfg, const char *inp,
 		fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
 		goto err_pool;
 	}
-	rc = voff_pcap_open_write(&r.out, of.write, cfg->start);
+	rc = voff_pcap_open_write(&r->out, of.write, cfg->start);
 	if (rc) {
-		fprintf(stderr, CMD ": %s: %s\n", outp, voff_strerror(rc));
+		cap_error(CMD, r->outp, 1, 0, rc, NULL);
 		goto err_out;
 	}
-	r.timeout = cfg->flush_timeout_ns;
-	rc = run(&r, in, pool, &frames);
-	voff_gro_stats(r.g, &st);
-	if (voff_pcap_close(r.out) && !rc)
-		rc = -EIO;
-	if (rc)
-		fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
-	else
+	r->timeout = cfg->flush_timeout_ns;
+	rc = run(r, in, pool);
+	voff_gro_stats(r->g, &st);
+	if (!rc) {
+		rc = voff_pcap_close(r->out);
+		if (rc)
+			cap_error(CMD, r->outp, 1, 0, rc, NULL);
+	} else {
+		voff_pcap_close(r->out);
+	}
+	if (!rc)
 		fprintf(stderr,
 			CMD ": %" PRIu64 " frames in, %" PRIu64 " out (%" PRIu64
 			    " super-packets of %" PRIu64 " segments), %" PRIu64
 			    " passed, %" PRIu64 " bad checksums\n",
-			frames, r.written, r.supers, r.segs_in_supers,
+			r->frames, r->written, r->supers, r->segs_in_supers,
 			st.passed, st.csum_bad);
 err_out:
 	voff_pool_free(pool);
 err_pool:
-	voff_gro_free(r.g);
+	voff_gro_free(r->g);
 err_gro:
 	voff_pcap_close(in);
 err_in:
@@ -254,6 +279,7 @@ int gro_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct voff_gro_config cfg = { 0 };
+	struct gro_run r = { 0 };
 	int c;
 
 	optind = 1;
@@ -276,6 +302,9 @@ int gro_main(int argc, char **argv)
 		return VOFF_EXIT_USAGE;
 	}
 
-	return coalesce(&cfg, argv[optind], argv[optind + 1]) ?
-		       VOFF_EXIT_FAIL : VOFF_EXIT_OK;
+	r.in = argv[optind];
+	r.outp = argv[optind + 1];
+	if (coalesce(&r, &cfg))
+		return VOFF_EXIT_FAIL;
+	return r.left_out ? VOFF_EXIT_FAIL : VOFF_EXIT_OK;
 }

@@ -21,6 +21,7 @@
 
 #include <voff/voff.h>
 
+#include "capture.h"
 #include "cmd.h"
 #include "num.h"
 #include "outfile.h"
@@ -29,6 +30,9 @@
 #define MTU 1500
 
 struct gso_run {
+	const char *in, *outp;	/* the files as named */
+	struct voff_pcap *w;	/* the output */
+	unsigned long written;	/* frames in the output */
 	uint32_t mss;		/* 0: from each frame's headers */
 	uint32_t max_size;	/* 0: segment; else resegment to this */
 	uint32_t max_segs;
@@ -132,25 +136,34 @@ static bool make_super(const struct gso_run *r, struct voff_pkt *pkt,
 	return true;
 }
 
-static int write_all(struct voff_pcap *w, struct voff_pkt **pkts, int n)
+/* Append @pkt to the output; Return: 0, or -1 after saying why. */
+static int put(struct gso_run *r, const struct voff_pkt *pkt)
+{
+	int err = voff_pcap_write(r->w, pkt);
+
+	r->written++;
+	if (err)
+		return cap_error(CMD, r->outp, 1, r->written, err, NULL);
+	return 0;
+}
+
+static int put_all(struct gso_run *r, struct voff_pkt **pkts, int n)
 {
 	int err = 0;
 
-	for (int i = 0; i < n; i++)
-		if (!err)
-			err = voff_pcap_write(w, pkts[i]);
+	for (int i = 0; i < n && !err; i++)
+		err = put(r, pkts[i]);
 	voff_pkt_free_bulk(pkts, (unsigned int)n);
 	return err;
 }
 
 /* One frame: segment (or resegment) it, or copy it. */
-static int one_frame(struct gso_run *r, struct voff_pcap *w,
-		     struct voff_pkt *pkt, enum voff_parse_start start)
+static int one_frame(struct gso_run *r, struct voff_pkt *pkt,
+		     enum voff_parse_start start)
 {
 	struct voff_parsed p;
 	int n;
 
-	r->frames++;
 	if (voff_pkt_parse(pkt, start, &p) != 0 || !make_super(r, pkt, &p))
 		goto copy;
 	/* Ethernet padding after the IP packet is no payload. */
@@ -162,8 +175,7 @@ static int one_frame(struct gso_run *r, struct voff_pcap *w,
 	else
 		n = voff_gso_segment(pkt, &r->opts, r->pool, r->out, r->cap);
 	if (n < 0) {
-		fprintf(stderr, CMD ": frame %lu: %s (copied unchanged)\n",
-			r->frames, voff_strerror(n));
+		cap_error(CMD, r->in, 0, r->frames, n, "copied unchanged");
 		r->failed++;
 		goto copy;
 	}
@@ -171,81 +183,74 @@ static int one_frame(struct gso_run *r, struct voff_pcap *w,
 		goto copy;	/* already within the limits */
 	r->cut++;
 	r->segs += (unsigned long)n;
-	return write_all(w, r->out, n);
+	return put_all(r, r->out, n);
 copy:
 	r->copied++;
 	pkt->gso_type = 0;
 	pkt->gso_size = 0;
-	return voff_pcap_write(w, pkt);
+	return put(r, pkt);
 }
 
-/* Every frame of @rd to @w; Return: 0, or -1 after saying why. */
-static int frames(struct gso_run *r, struct voff_pcap *rd, struct voff_pcap *w,
-		  struct voff_pkt *pkt, const char *in, const char *outp)
+/* Every frame of @rd to the output; Return: 0, or -1 after saying why. */
+static int frames(struct gso_run *r, struct voff_pcap *rd,
+		  struct voff_pkt *pkt)
 {
 	for (;;) {
 		int err = voff_pcap_read(rd, pkt);
 
 		if (err == 0)
 			return 0;
+		r->frames++;
 		if (err == VOFF_E_PCAP_SNAP || err == VOFF_E_TOO_BIG) {
-			fprintf(stderr, CMD ": frame %lu: %s (skipped)\n",
-				r->frames + 1, voff_strerror(err));
-			r->frames++;
+			cap_error(CMD, r->in, 0, r->frames, err, "left out");
 			r->failed++;
 			continue;
 		}
-		if (err < 0) {
-			fprintf(stderr, CMD ": %s: %s\n", in,
-				voff_strerror(err));
+		if (err < 0)
+			return cap_error(CMD, r->in, 0, r->frames, err, NULL);
+		if (one_frame(r, pkt, voff_pcap_start(rd)))
 			return -1;
-		}
-		if (one_frame(r, w, pkt, voff_pcap_start(rd))) {
-			fprintf(stderr, CMD ": %s: write failed\n", outp);
-			return -1;
-		}
 	}
 }
 
 /*
- * Segment @in into @outp, which appears only when every frame is written.
- * Return: 0 (frames may have been refused: see @r), or -1 after saying why
- * (no output then).
+ * Segment @r->in into @r->outp, which appears only when every frame is
+ * written.  Return: 0 (frames may have been refused: see @r), or -1 after
+ * saying why (no output then).
  */
-static int run(struct gso_run *r, const char *in, const char *outp)
+static int run(struct gso_run *r)
 {
-	struct voff_pcap *rd = NULL, *w = NULL;
 	struct voff_pool *in_pool = NULL;
+	struct voff_pcap *rd = NULL;
 	struct voff_pkt *pkt = NULL;
-	char errbuf[256] = "";
 	struct outfile of;
 	int err;
 
-	if (outfile_begin(&of, CMD, in, outp))
+	if (outfile_begin(&of, CMD, r->in, r->outp))
 		return -1;
-	err = voff_pcap_open_read(&rd, in, errbuf, sizeof(errbuf));
-	if (err) {
-		fprintf(stderr, CMD ": %s: %s %s\n", in, voff_strerror(err),
-			errbuf);
+	err = cap_open_read(&rd, CMD, r->in);
+	if (err)
 		goto err_read;
-	}
-	err = voff_pcap_open_write(&w, of.write, voff_pcap_start(rd));
+	err = voff_pcap_open_write(&r->w, of.write, voff_pcap_start(rd));
 	if (err) {
-		fprintf(stderr, CMD ": %s: %s\n", outp, voff_strerror(err));
+		cap_error(CMD, r->outp, 1, 0, err, NULL);
 		goto err_write;
 	}
 	err = voff_pool_new(&in_pool, 1, VOFF_PKT_SUPER_ROOM);
 	if (!err)
 		err = voff_pkt_alloc(in_pool, &pkt);
 	if (err)
-		fprintf(stderr, CMD ": out of memory\n");
+		fprintf(stderr, CMD ": %s\n", voff_strerror(err));
 	else
-		err = frames(r, rd, w, pkt, in, outp);
+		err = frames(r, rd, pkt);
 	voff_pkt_free(pkt);
 	voff_pool_free(in_pool);
-	if (voff_pcap_close(w) && !err) {
-		fprintf(stderr, CMD ": %s: write failed\n", outp);
-		err = -1;
+	if (!err) {
+		err = voff_pcap_close(r->w);
+		if (err)
+			cap_error(CMD, r->outp, 1, 0, err, NULL);
+	} else {
+		voff_pcap_close(r->w);
 	}
 err_write:
 	voff_pcap_close(rd);
@@ -370,7 +375,9 @@ int gso_main(int argc, char **argv)
 		return VOFF_EXIT_FAIL;
 	}
 	rc = VOFF_EXIT_FAIL;
-	if (!run(&r, argv[optind], argv[optind + 1])) {
+	r.in = argv[optind];
+	r.outp = argv[optind + 1];
+	if (!run(&r)) {
 		fprintf(stderr,
 			CMD ": %lu frames: %lu segmented into %lu, %lu copied, "
 			    "%lu failed\n",

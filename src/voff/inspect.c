@@ -20,7 +20,10 @@
 
 #include <voff/voff.h>
 
+#include "capture.h"
 #include "cmd.h"
+
+#define CMD "voff inspect"
 
 /* Verdict of a layer that carries no checksum voff checks. */
 #define NO_CSUM 0xFF
@@ -313,8 +316,7 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 		fr.index = ++index;
 		unmatched.n = 0;
 		if (rc < 0 && rc != VOFF_E_PCAP_SNAP && rc != VOFF_E_TOO_BIG) {
-			fprintf(stderr, "voff inspect: %s: frame %lu: %s\n",
-				path, index, voff_strerror(rc));
+			cap_error(CMD, path, 0, index, rc, NULL);
 			return VOFF_EXIT_FAIL;
 		}
 		fr.snapped = rc == VOFF_E_PCAP_SNAP;
@@ -341,7 +343,6 @@ int inspect_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char errbuf[512] = "";
 	struct voff_pool *pool = NULL;
 	struct voff_pcap *pc = NULL;
 	struct voff_pkt *pkt;
@@ -363,17 +364,13 @@ int inspect_main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "voff inspect: expected one capture file\n");
+		fprintf(stderr, CMD ": expected one capture file\n");
 		usage(stderr);
 		return VOFF_EXIT_USAGE;
 	}
 
-	rc = voff_pcap_open_read(&pc, argv[optind], errbuf, sizeof(errbuf));
-	if (rc) {
-		fprintf(stderr, "voff inspect: %s\n",
-			errbuf[0] ? errbuf : voff_strerror(rc));
+	if (cap_open_read(&pc, CMD, argv[optind]))
 		return VOFF_EXIT_FAIL;
-	}
 	rc = voff_pool_new(&pool, 1, VOFF_PKT_SUPER_ROOM);
 	if (rc)
 		goto err_pool;
@@ -392,6 +389,6 @@ err_pkt:
 	voff_pool_free(pool);
 err_pool:
 	voff_pcap_close(pc);
-	fprintf(stderr, "voff inspect: %s\n", voff_strerror(rc));
+	fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
 	return VOFF_EXIT_FAIL;
 }

@@ -65,6 +65,18 @@ first() {
 
 cd "$tmp" || exit 1
 cp "$sample" in.pcap
+mkdir adir w
+# 40 copies of the sample's 64 KiB frame: over 2.6 MB of output.
+python3 - "$sample" big.pcap <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pos, frames = 24, []
+while pos < len(d):
+    cap = struct.unpack_from("=IIII", d, pos)[2]
+    frames.append(d[pos:pos + 16 + cap])
+    pos += 16 + cap
+open(sys.argv[2], "wb").write(d[:24] + frames[-1] * 40)
+PY
 
 # ---- usage errors: exit 2, the option, the value and its range -------------
 exact 2 "voff gso: --mss: 65535 out of range (1..65534)" \
@@ -120,7 +132,6 @@ only_files() {
 	got=$(find "$tmp/w" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 	if [[ $got == "$* " ]]; then ok "$what: files $*"; else fail "$what: files '$got', expected '$* '"; fi
 }
-mkdir w
 head -c 300 "$sample" >w/trunc.pcap	# cut inside frame 2
 for cmd in gso gro; do
 	cp "$sample" w/same.pcap
@@ -180,6 +191,39 @@ for cmd in gso gro; do
 	rm w/o.pcap w/new.pcap w/l.pcap
 done
 
+# ---- errors: one line, naming the subcommand, the file, the frame, the cause -
+echo hello >notpcap.txt
+head -c 300 "$sample" >trunc.pcap	# cut inside frame 2
+for cmd in gso gro inspect; do
+	out=(o.pcap)
+	[[ $cmd == inspect ]] && out=()
+	exact 1 "voff $cmd: /nonexistent: No such file or directory" \
+		"$VOFF" $cmd /nonexistent "${out[@]}"
+	exact 1 "voff $cmd: notpcap.txt: not a capture file (unknown file format)" \
+		"$VOFF" $cmd notpcap.txt "${out[@]}"
+	exact 1 "voff $cmd: adir: Is a directory" "$VOFF" $cmd adir "${out[@]}"
+	first 1 "voff $cmd: trunc.pcap: frame 2: the file ends inside this frame (truncated capture)" \
+		"$VOFF" $cmd trunc.pcap "${out[@]}"
+	[[ $cmd == inspect ]] && continue
+	[[ $(wc -l <"$tmp/err") -eq 1 ]] || fail "$cmd: trunc.pcap: more than one line"
+	if [[ -w /dev/full ]]; then
+		exact 1 "voff $cmd: /dev/full: No space left on device" \
+			"$VOFF" $cmd in.pcap /dev/full
+	fi
+	# A write that fails part way: the output frame and the cause.
+	(trap '' XFSZ && ulimit -f 16 && "$VOFF" $cmd big.pcap o.pcap) \
+		2>"$tmp/err"
+	rc=$?
+	if [[ $rc -eq 1 && $(cat "$tmp/err") =~ ^"voff $cmd: o.pcap: frame "[0-9]+": File too large"$ ]]; then
+		ok "$cmd: write error part way"
+	else
+		fail "$cmd: write error part way: exit $rc, $(cat "$tmp/err")"
+	fi
+	[[ -e o.pcap ]] && fail "$cmd: output left after a write error"
+done
+exact 1 "voff inspect: standard input: not a capture file (unknown file format)" \
+	"$VOFF" inspect - <notpcap.txt
+
 # ---- features: nothing fails in silence --------------------------------------
 exact 2 "voff features: -l gso_max_size: expected NAME=VALUE" \
 	"$VOFF" features -l gso_max_size
@@ -196,7 +240,6 @@ exact 2 "voff features: -l gso_max_segs: 0x10000 out of range (0..65535)" \
 	"$VOFF" features -l gso_max_segs=0x10000
 exact 2 "voff features: -l frob=1: unknown limit 'frob'" \
 	"$VOFF" features -l frob=1
-mkdir adir
 : >empty.txt
 exact 1 "voff features: adir: neither a profile nor a readable file (Is a directory)" \
 	"$VOFF" features -b adir
