@@ -141,9 +141,86 @@ static unsigned int feature_lines(const char *text)
 	return n;
 }
 
+/*
+ * The order a "limits:" line is applied in: the driver's caps first, as
+ * they bound the others, then the rest as printed (the IPv4 variants
+ * after the values that propagate to them).
+ */
+static const enum voff_limit limit_order[] = {
+	VOFF_LIMIT_TSO_MAX_SIZE, VOFF_LIMIT_TSO_MAX_SEGS, VOFF_LIMIT_MTU,
+	VOFF_LIMIT_GSO_MAX_SIZE, VOFF_LIMIT_GSO_MAX_SEGS,
+	VOFF_LIMIT_GRO_MAX_SIZE, VOFF_LIMIT_GSO_IPV4_MAX_SIZE,
+	VOFF_LIMIT_GRO_IPV4_MAX_SIZE,
+};
+
+_Static_assert(sizeof(limit_order) / sizeof(limit_order[0]) ==
+		       VOFF_LIMIT__COUNT,
+	       "every limit has its place in limit_order");
+
+/*
+ * The "limits: NAME VALUE ..." line `voff features -L` prints, read back
+ * into @lim; Return: 0 or -1 (reported).
+ */
+static int parse_limits_line(const char *arg, const char *line, size_t len,
+			     struct voff_limits *lim)
+{
+	uint64_t v[VOFF_LIMIT__COUNT];
+	bool seen[VOFF_LIMIT__COUNT] = { false };
+	char buf[512], *save = NULL, *name;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+	strtok_r(buf, " \t", &save);	/* "limits:" */
+	while ((name = strtok_r(NULL, " \t", &save))) {
+		const char *val = strtok_r(NULL, " \t", &save);
+		int which = voff_limit_lookup(name);
+
+		if (which < 0 || !val ||
+		    num_parse(val, 0, UINT32_MAX, &v[which])) {
+			fprintf(stderr, CMD ": %s: limits line: bad '%s %s'\n",
+				arg, name, val ? val : "");
+			return -1;
+		}
+		seen[which] = true;
+	}
+	for (size_t i = 0; i < VOFF_LIMIT__COUNT; i++) {
+		enum voff_limit w = limit_order[i];
+
+		if (seen[w] && voff_limits_set(lim, w, (uint32_t)v[w])) {
+			fprintf(stderr, CMD ": %s: limits line: %s %llu out "
+					"of range\n", arg, voff_limit_name(w),
+				(unsigned long long)v[w]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Take the "limits:" line out of @text (blanked, so the feature parser
+ * skips it) into @lim.  Return: 0 or -1 (reported).
+ */
+static int take_limits(const char *arg, char *text, struct voff_limits *lim)
+{
+	for (char *p = text; *p;) {
+		char *end = strchrnul(p, '\n'), *s = p;
+
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		if (!strncmp(s, "limits:", 7)) {
+			int err = parse_limits_line(arg, s, (size_t)(end - s),
+						    lim);
+
+			memset(s, ' ', (size_t)(end - s));
+			if (err)
+				return err;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 /* The device of an `ethtool -k` text; Return: 0 or -1 (reported). */
-static int parse_src(const char *arg, const char *text, size_t len,
-		     struct src *s)
+static int parse_src(const char *arg, char *text, size_t len, struct src *s)
 {
 	unsigned int unknown = 0;
 
@@ -153,6 +230,8 @@ static int parse_src(const char *arg, const char *text, size_t len,
 				"data)\n", arg);
 		return -1;
 	}
+	if (take_limits(arg, text, &s->lim))
+		return -1;
 	if (voff_feat_parse_ethtool(text, &s->feat, &unknown)) {
 		fprintf(stderr, CMD ": %s: not `ethtool -k` output (a line is "
 				"not NAME: on|off)\n", arg);

@@ -258,6 +258,30 @@ exact 1 "voff features: nofile: neither a profile nor a readable file (No such f
 	"$VOFF" features --intersect nofile
 [[ -s $tmp/out ]] && fail "a failed --intersect printed a device"
 
+# ---- features -L output reads back with -b, limits included --------------------
+for args in "-b veth" "-b tap -l gso_max_size=30000 -l gro_max_size=9000" \
+	"--bridge veth --bridge tap -l mtu=9000 tso on" \
+	"-b veth -l tso_max_size=524280 -l gso_max_size=200000 sg off"; do
+	# shellcheck disable=SC2086 # the words of $args are wanted
+	"$VOFF" features -L $args >step1.txt 2>/dev/null
+	"$VOFF" features -L -b step1.txt >step2.txt 2>"$tmp/err"
+	rc=$?
+	if [[ $rc -eq 0 ]] && cmp -s step1.txt step2.txt; then
+		ok "features -L $args: reads back"
+	else
+		fail "features -L $args: exit $rc, $(cat "$tmp/err")"
+		diff step1.txt step2.txt | head -5
+	fi
+	"$VOFF" features -L -b - <step1.txt >step2.txt 2>/dev/null
+	cmp -s step1.txt step2.txt || fail "features -L $args: -b - differs"
+done
+sed 's/^limits: mtu 1500/limits: mtu 67/' step1.txt >badlim.txt
+exact 1 "voff features: badlim.txt: limits line: mtu 67 out of range" \
+	"$VOFF" features -b badlim.txt
+sed 's/^limits: mtu 1500/limits: mtu/' step1.txt >badlim.txt
+exact 1 "voff features: badlim.txt: limits line: bad 'mtu gso_max_size'" \
+	"$VOFF" features -b badlim.txt
+
 # ---- standard output that cannot be written fails, in every subcommand -------
 if [[ -w /dev/full ]]; then
 	for args in "features" "features -j" "inspect in.pcap" \
