@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
 #include <voff/voff.h>
 
 #include "cmd.h"
@@ -434,41 +433,6 @@ static void update(enum stack_kind kind, struct voff_feat_dev *top,
 	}
 }
 
-static json_object *feat_json(const char *ifname,
-			      const struct voff_feat_dev *d)
-{
-	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
-	size_t n = voff_feat_lines(d, lines, VOFF_FEAT_LINES_MAX);
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ifname", json_object_new_string(ifname));
-	for (size_t i = 0; i < n; i++) {
-		json_object *f = json_object_new_object();
-		bool grp = lines[i].id < 0;
-
-		json_object_object_add(f, "active", json_object_new_boolean(
-							  lines[i].active));
-		json_object_object_add(f, "fixed", grp ? NULL :
-				       json_object_new_boolean(lines[i].fixed));
-		json_object_object_add(f, "requested", grp ? NULL :
-				       json_object_new_boolean(
-					       lines[i].requested));
-		json_object_object_add(o, lines[i].name, f);
-	}
-	return o;
-}
-
-static json_object *limits_json(const struct voff_limits *l)
-{
-	json_object *o = json_object_new_object();
-
-	for (int i = 0; i < VOFF_LIMIT__COUNT; i++)
-		json_object_object_add(o, voff_limit_name(i),
-				       json_object_new_int64(
-					       voff_limit_get(l, i)));
-	return o;
-}
-
 static void print_limits(const struct voff_limits *l)
 {
 	printf("limits:");
@@ -604,7 +568,6 @@ static int output(const struct opts *o, const struct src *top)
 	const char *name = o->name ? o->name : top->name;
 	struct voff_feat_dev other_dev;
 	struct src other;
-	json_object *arr, *obj;
 
 	if (o->intersect) {
 		if (load_src(o->intersect, &other))
@@ -623,18 +586,15 @@ static int output(const struct opts *o, const struct src *top)
 			voff_feat_print(stdout, "intersection", &other_dev);
 		return VOFF_EXIT_OK;
 	}
-	arr = json_object_new_array();
-	obj = feat_json(name, &top->feat);
-	if (o->show_limits)
-		json_object_object_add(obj, "limits", limits_json(&top->lim));
-	json_object_array_add(arr, obj);
-	if (o->intersect)
-		json_object_array_add(arr, feat_json("intersection",
-						     &other_dev));
-	printf("%s\n", json_object_to_json_string_ext(
-			       arr, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_SPACED));
-	json_object_put(arr);
+	/* One array per invocation, as `ethtool --json` and `ip -j`. */
+	putchar('[');
+	voff_feat_print_json(stdout, name, &top->feat,
+			     o->show_limits ? &top->lim : NULL);
+	if (o->intersect) {
+		putchar(',');
+		voff_feat_print_json(stdout, "intersection", &other_dev, NULL);
+	}
+	puts("]");
 	return VOFF_EXIT_OK;
 }
 

@@ -6,8 +6,8 @@
  * A thin loop over libvoff: voff_pcap_read() loads each frame,
  * voff_parse() lists its headers and voff_parse_csum_check() verifies its
  * checksums.  This file only turns those results into one text line, or
- * one JSON object (json-c), per frame; the format is documented in
- * voff(1).  A frame that does not parse is reported with the headers
+ * one JSON object (json-c) of one array, per frame; the formats are
+ * documented in voff(1).  A frame that does not parse is reported with the headers
  * found before the fault and never stops the run; only a capture file that
  * cannot be read (exit 1) or a bad command line (exit 2) does.
  */
@@ -70,7 +70,7 @@ static void usage(FILE *f)
 		"whether each IPv4, TCP, UDP and GRE checksum is valid.\n"
 		"FILE - reads standard input.\n"
 		"\n"
-		"  -j, --json   one JSON object per frame and line\n"
+		"  -j, --json   a JSON array, one object per frame\n"
 		"  -h, --help   show this help\n"
 		"\n"
 		"Exit status: 0 when the file was read to its end (even with\n"
@@ -295,7 +295,8 @@ static void print_json(const struct frame *fr,
 					       voff_strerror(fr->err)));
 		json_object_object_add(o, "error", e);
 	}
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	      stdout);
 	json_object_put(o);
 }
 
@@ -309,15 +310,23 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 	struct voff_csum_report unmatched;
 	static struct frame fr;
 	unsigned long index = 0;
-	int rc;
+	int rc, status = VOFF_EXIT_OK;
 
+	/*
+	 * JSON: one array per run, as `ip -j` prints, streamed one frame
+	 * per line; closed even when the file turns out damaged, so what
+	 * was printed stays valid JSON.
+	 */
+	if (json)
+		putchar('[');
 	while ((rc = voff_pcap_read(pc, pkt)) != 0) {
 		memset(&fr, 0, sizeof(fr));
 		fr.index = ++index;
 		unmatched.n = 0;
 		if (rc < 0 && rc != VOFF_E_PCAP_SNAP && rc != VOFF_E_TOO_BIG) {
 			cap_error(CMD, path, 0, index, rc, NULL);
-			return VOFF_EXIT_FAIL;
+			status = VOFF_EXIT_FAIL;
+			break;
 		}
 		fr.snapped = rc == VOFF_E_PCAP_SNAP;
 		fr.len = pkt->len;
@@ -328,12 +337,16 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 		} else {
 			analyse(&fr, voff_pkt_data(pkt), start, &unmatched);
 		}
+		if (json && index > 1)
+			fputs(",\n", stdout);
 		if (json)
 			print_json(&fr, &unmatched);
 		else
 			print_text(&fr, &unmatched);
 	}
-	return 0;
+	if (json)
+		puts("]");
+	return status;
 }
 
 int inspect_main(int argc, char **argv)

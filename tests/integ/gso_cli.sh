@@ -96,7 +96,7 @@ EOF
 lengths() {
 	"$VOFF" inspect -j "$1" | python3 -c '
 import json, sys
-print(" ".join(str(json.loads(l)["len"]) for l in sys.stdin))'
+print(" ".join(str(f["len"]) for f in json.load(sys.stdin)))'
 }
 
 # all_ok FILE: every checksum voff inspect can check is valid.

@@ -228,12 +228,14 @@ if [[ -w /dev/full ]]; then
 fi
 
 # ---- JSON, checked all at once ----------------------------------------------------
-for f in sample rawip snap mutants; do
+for f in sample rawip snap mutants empty; do
 	src=$tmp/$f.pcap
 	[[ $f == sample ]] && src=$sample
 	[[ $f == rawip ]] && src=$rawip
 	"$VOFF" inspect -j "$src" >"$tmp/$f.json" || fail "inspect -j $f"
 done
+# A file damaged part way: the frames before it, still one valid array.
+"$VOFF" inspect -j "$tmp/cut.pcap" >"$tmp/cut.json" 2>/dev/null
 : >"$tmp/tshark.txt"
 if command -v tshark >/dev/null; then
 	tshark -r "$sample" -T fields -e frame.len -e frame.time_epoch \
@@ -264,13 +266,19 @@ def report(name, problems):
 
 
 def load(name, problems):
-    frames = []
+    """One JSON array per run (as ip -j), one object per frame and line."""
     with open(f"{tmp}/{name}.json") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                frames.append(json.loads(line))
-            except ValueError as e:
-                problems.append(f"{name}:{n}: not JSON: {e}")
+        text = f.read()
+    try:
+        frames = json.loads(text)
+    except ValueError as e:
+        problems.append(f"{name}: not one JSON document: {e}")
+        return []
+    if not isinstance(frames, list):
+        problems.append(f"{name}: not an array")
+        return []
+    if text.count("\n") != max(len(frames), 1):
+        problems.append(f"{name}: not one frame per line")
     return frames
 
 
@@ -371,6 +379,15 @@ if len(snap) != 3 or snap[1].get("snapped") is not True or \
         any("snapped" in fr for fr in (snap[0], snap[2])):
     bad.append(f"snapped frame {snap[1:2]}")
 report("snapped frame in JSON", bad)
+
+# No frames: an empty array; damaged part way: the two frames before.
+bad = []
+if load("empty", bad) != []:
+    bad.append("empty capture: not []")
+cut = load("cut", bad)
+if [fr["index"] for fr in cut] != [1, 2]:
+    bad.append(f"damaged file: {len(cut)} objects")
+report("empty and damaged files in JSON", bad)
 
 # 300 damaged frames: all reported, all well-formed objects.
 bad = []
