@@ -391,26 +391,12 @@ ok:
 	return 0;
 }
 
+/* One array per request, as `ethtool --json -k` and `voff features -j`. */
 static void features_json(FILE *f, const struct voff_switch_port_info *pi)
 {
-	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
-	size_t n = voff_feat_lines(&pi->feat, lines, VOFF_FEAT_LINES_MAX);
-	bool first = true;
-
-	fputs("{\"ifname\":", f);
-	jstr(f, pi->name);
-	for (size_t i = 0; i < n && i < VOFF_FEAT_LINES_MAX; i++) {
-		if (lines[i].id < 0)
-			continue;
-		fprintf(f, "%s\"%s\":{\"active\":%s,\"fixed\":%s,"
-			   "\"requested\":%s}",
-			first ? ",\"features\":{" : ",", lines[i].name,
-			lines[i].active ? "true" : "false",
-			lines[i].fixed ? "true" : "false",
-			lines[i].requested ? "true" : "false");
-		first = false;
-	}
-	fputs(first ? "}\n" : "}}\n", f);
+	fputc('[', f);
+	voff_feat_print_json(f, pi->name, &pi->feat, NULL);
+	fputs("]\n", f);
 }
 
 static int set_features(struct voff_switch *sw, int id, char **w, int n,
