@@ -51,6 +51,9 @@ static void read_all(struct voff_pcap *pc, struct voff_pkt *pkt)
 			continue;
 		}
 		die_if(pkt->len > VOFF_PKT_SUPER_ROOM);
+		/* A cut frame had more bytes on the wire, a whole one as many. */
+		die_if(r == VOFF_E_PCAP_SNAP ? voff_pcap_orig_len(pc) <= pkt->len
+					     : voff_pcap_orig_len(pc) != pkt->len);
 		voff_parse(voff_pkt_data(pkt), pkt->len, start, &p);
 	}
 }

@@ -83,6 +83,21 @@ enum voff_parse_start voff_pcap_start(const struct voff_pcap *pc);
 int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
 
 /**
+ * voff_pcap_orig_len() - the on-wire length of the frame last read
+ * @pc:		a read handle
+ *
+ * The original length the capture recorded for the frame the last
+ * voff_pcap_read() returned (1 or VOFF_E_PCAP_SNAP) or skipped
+ * (VOFF_E_TOO_BIG): larger than the bytes stored when the capture cut the
+ * frame with its snap length, else equal to them (also for a damaged record
+ * that claims fewer bytes on the wire than it stores).
+ *
+ * Return: that length; 0 before the first frame, at the end of the file,
+ * after an error, or for a write handle.
+ */
+uint32_t voff_pcap_orig_len(const struct voff_pcap *pc);
+
+/**
  * voff_pcap_write() - append @pkt's data as one frame
  * @pc:		a write handle
  * @pkt:	the frame (borrowed); its @rx_ns is the timestamp (0 = now)
@@ -94,6 +109,23 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt);
  * Ownership: borrows @pkt.
  */
 int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt);
+
+/**
+ * voff_pcap_write_snapped() - append a frame a capture cut short
+ * @pc:		a write handle
+ * @pkt:	the bytes captured (borrowed); its @rx_ns is the timestamp
+ * @orig_len:	the frame's length on the wire, at least @pkt->len
+ *
+ * Stores @pkt's bytes with @orig_len as the original length, so a frame
+ * voff_pcap_read() returned with VOFF_E_PCAP_SNAP passes on as the same
+ * snapped frame (tcpdump and Wireshark show it cut: "[|tcp]").
+ *
+ * Return: as voff_pcap_write(); -EINVAL also when @orig_len is below
+ * @pkt->len.
+ * Ownership: borrows @pkt.
+ */
+int voff_pcap_write_snapped(struct voff_pcap *pc, const struct voff_pkt *pkt,
+			    uint32_t orig_len);
 
 /**
  * voff_pcap_write_raw() - append @len bytes as one frame at time @ns

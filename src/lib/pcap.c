@@ -71,12 +71,14 @@
  * @dumper:	the output stream when writing, else NULL
  * @start:	how frames begin (Ethernet or raw IP)
  * @werr:	the first write error (negative errno), kept for close
+ * @orig_len:	on-wire length of the frame last read (0: none)
  */
 struct voff_pcap {
 	pcap_t *pcap;
 	pcap_dumper_t *dumper;
 	enum voff_parse_start start;
 	int werr;
+	uint32_t orig_len;
 };
 
 /* Copy @msg into the caller's optional error buffer. */
@@ -262,6 +264,7 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt)
 	if (!pc || !pkt || pc->dumper)
 		return -EINVAL;
 	voff_pkt_reset(pkt);
+	pc->orig_len = 0;
 	rc = pcap_next_ex(pc->pcap, &hdr, &data);
 	if (rc == PCAP_ERROR_BREAK)
 		return 0;
@@ -277,6 +280,8 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt)
 			return -EIO;
 		return f && feof(f) ? VOFF_E_PCAP_TRUNC : VOFF_E_PCAP_FORMAT;
 	}
+	/* A damaged record may claim fewer bytes on the wire than it holds. */
+	pc->orig_len = hdr->len > hdr->caplen ? hdr->len : hdr->caplen;
 	rc = voff_pkt_set_data(pkt, data, hdr->caplen);
 	if (rc) {
 		voff_pkt_reset(pkt);
@@ -302,13 +307,19 @@ static int write_errno(struct voff_pcap *pc)
 	return pc->werr;
 }
 
-int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
-			uint32_t len, uint64_t ns)
+uint32_t voff_pcap_orig_len(const struct voff_pcap *pc)
+{
+	return pc && !pc->dumper ? pc->orig_len : 0;
+}
+
+/* One record: @caplen bytes of @data, @len on the wire, at @ns. */
+static int dump(struct voff_pcap *pc, const void *data, uint32_t caplen,
+		uint32_t len, uint64_t ns)
 {
 	struct pcap_pkthdr hdr;
 	struct timespec now;
 
-	if (!pc || !pc->dumper || (!data && len))
+	if (!pc || !pc->dumper || (!data && caplen))
 		return -EINVAL;
 	if (!ns) {
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -319,10 +330,24 @@ int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
 	hdr.ts.tv_sec = (time_t)(ns / NSEC_PER_SEC);
 	hdr.ts.tv_usec = (suseconds_t)(ns % NSEC_PER_SEC);
 	hdr.len = len;
-	hdr.caplen = len < VOFF_PCAP_SNAPLEN ? len : VOFF_PCAP_SNAPLEN;
+	hdr.caplen = caplen < VOFF_PCAP_SNAPLEN ? caplen : VOFF_PCAP_SNAPLEN;
 	errno = 0;
 	pcap_dump((u_char *)pc->dumper, &hdr, data);
 	return write_errno(pc);
+}
+
+int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
+			uint32_t len, uint64_t ns)
+{
+	return dump(pc, data, len, len, ns);
+}
+
+int voff_pcap_write_snapped(struct voff_pcap *pc, const struct voff_pkt *pkt,
+			    uint32_t orig_len)
+{
+	if (!pkt || orig_len < pkt->len)
+		return -EINVAL;
+	return dump(pc, voff_pkt_data(pkt), pkt->len, orig_len, pkt->rx_ns);
 }
 
 int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt)

@@ -54,3 +54,24 @@ int cap_error(const char *cmd, const char *path, int output,
 		what ? ")" : "");
 	return -1;
 }
+
+void cap_snapped(struct cap_snaps *s, unsigned long index, unsigned int len,
+		 unsigned int wire)
+{
+	if (!s->n++) {
+		s->first = index;
+		s->len = len;
+		s->wire = wire;
+	}
+}
+
+void cap_snaps_note(const struct cap_snaps *s, const char *cmd,
+		    const char *path, const char *what)
+{
+	if (!s->n)
+		return;
+	fprintf(stderr, "%s: %s: frame %lu: cut by the snap length, %u of %u "
+			"bytes (%s; %lu such frame%s)\n", cmd,
+		cap_name(path, 0), s->first, s->len, s->wire, what, s->n,
+		s->n == 1 ? "" : "s");
+}

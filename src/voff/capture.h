@@ -44,4 +44,29 @@ int cap_open_read(struct voff_pcap **pc, const char *cmd, const char *path);
 int cap_error(const char *cmd, const char *path, int output,
 	      unsigned long frame, int err, const char *what);
 
+/**
+ * struct cap_snaps - frames a capture's snap length cut, for one note
+ * @n:		how many
+ * @first:	index of the first one
+ * @len:	its captured bytes
+ * @wire:	its bytes on the wire
+ */
+struct cap_snaps {
+	unsigned long n, first;
+	unsigned int len, wire;
+};
+
+/** cap_snapped() - count frame @index, @len of @wire bytes, in @s */
+void cap_snapped(struct cap_snaps *s, unsigned long index, unsigned int len,
+		 unsigned int wire);
+
+/**
+ * cap_snaps_note() - one line for all the snapped frames of @path, if any:
+ * "voff gso: in.pcap: frame 2: cut by the snap length, 60 of 130 bytes
+ * (copied unchanged; 3 such frames)"
+ * @what:	what was done with them ("copied unchanged")
+ */
+void cap_snaps_note(const struct cap_snaps *s, const char *cmd,
+		    const char *path, const char *what);
+
 #endif /* VOFF_CMD_CAPTURE_H */

@@ -62,6 +62,7 @@ struct gro_run {
 	uint64_t supers;
 	uint64_t segs_in_supers;
 	uint64_t left_out;	/* too big to load */
+	struct cap_snaps snaps;	/* cut by the capture: passed unchanged */
 };
 
 /*
@@ -135,6 +136,30 @@ static int offer(struct gro_run *r, struct voff_pkt *p, uint64_t now)
 	return put(r, p, p->rx_ns, false);
 }
 
+/*
+ * A frame the capture cut cannot be merged (its payload is not all
+ * there): it passes unchanged, its on-wire length kept, after every held
+ * flow, so no flow's frames change order.  Return: 0, or -1 (reported).
+ */
+static int pass_snapped(struct gro_run *r, struct voff_pkt *p,
+			const struct voff_pcap *in, uint64_t now)
+{
+	uint32_t wire = voff_pcap_orig_len(in);
+	int rc;
+
+	cap_snapped(&r->snaps, r->frames, p->len, wire);
+	voff_gro_flush_all(r->g);
+	rc = drain(r, now);
+	if (!rc) {
+		r->written++;
+		rc = voff_pcap_write_snapped(r->out, p, wire);
+		if (rc)
+			rc = cap_error(CMD, r->outp, 1, r->written, rc, NULL);
+	}
+	voff_pkt_free(p);
+	return rc;
+}
+
 /* Offer every frame of @in; Return: 0, or -1 after saying why. */
 static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool)
 {
@@ -167,7 +192,9 @@ static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool)
 		}
 		if (p->rx_ns > now)
 			now = p->rx_ns;
-		if (offer(r, p, now))
+		rc = rc == VOFF_E_PCAP_SNAP ? pass_snapped(r, p, in, now) :
+					      offer(r, p, now);
+		if (rc)
 			return -1;
 	}
 	voff_gro_flush_all(r->g);
@@ -220,13 +247,18 @@ static int coalesce(struct gro_run *r, struct voff_gro_config *cfg)
 	} else {
 		voff_pcap_close(r->out);
 	}
-	if (!rc)
+	if (!rc) {
+		cap_snaps_note(&r->snaps, CMD, r->in, "passed unchanged");
 		fprintf(stderr,
 			CMD ": %" PRIu64 " frames in, %" PRIu64 " out (%" PRIu64
 			    " super-packets of %" PRIu64 " segments), %" PRIu64
-			    " passed, %" PRIu64 " bad checksums\n",
+			    " passed, %" PRIu64 " bad checksums",
 			r->frames, r->written, r->supers, r->segs_in_supers,
 			st.passed, st.csum_bad);
+		if (r->snaps.n)
+			fprintf(stderr, ", %lu snapped", r->snaps.n);
+		fputc('\n', stderr);
+	}
 err_out:
 	voff_pool_free(pool);
 err_pool:

@@ -42,6 +42,7 @@ struct gso_run {
 	struct voff_pkt **out;
 	unsigned int cap;
 	unsigned long frames, cut, segs, copied, failed;
+	struct cap_snaps snaps;	/* cut by the capture: copied unchanged */
 };
 
 static void usage(FILE *f)
@@ -201,7 +202,19 @@ static int frames(struct gso_run *r, struct voff_pcap *rd,
 		if (err == 0)
 			return 0;
 		r->frames++;
-		if (err == VOFF_E_PCAP_SNAP || err == VOFF_E_TOO_BIG) {
+		if (err == VOFF_E_PCAP_SNAP) {
+			/* Its bytes are not all there: it cannot be cut. */
+			uint32_t wire = voff_pcap_orig_len(rd);
+
+			cap_snapped(&r->snaps, r->frames, pkt->len, wire);
+			r->written++;
+			err = voff_pcap_write_snapped(r->w, pkt, wire);
+			if (err)
+				return cap_error(CMD, r->outp, 1, r->written,
+						 err, NULL);
+			continue;
+		}
+		if (err == VOFF_E_TOO_BIG) {
 			cap_error(CMD, r->in, 0, r->frames, err, "left out");
 			r->failed++;
 			continue;
@@ -378,11 +391,15 @@ int gso_main(int argc, char **argv)
 	r.in = argv[optind];
 	r.outp = argv[optind + 1];
 	if (!run(&r)) {
+		cap_snaps_note(&r.snaps, CMD, r.in, "copied unchanged");
 		fprintf(stderr,
 			CMD ": %lu frames: %lu segmented into %lu, %lu copied, "
-			    "%lu failed\n",
+			    "%lu failed",
 			r.frames, r.cut, r.segs, r.copied, r.failed);
-		rc = r.failed ? VOFF_EXIT_FAIL : VOFF_EXIT_OK;
+		if (r.snaps.n)
+			fprintf(stderr, ", %lu snapped", r.snaps.n);
+		fputc('\n', stderr);
+		rc = r.failed || r.snaps.n ? VOFF_EXIT_FAIL : VOFF_EXIT_OK;
 	}
 	voff_pool_free(r.pool);
 	free(r.out);

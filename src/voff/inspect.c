@@ -32,7 +32,10 @@
  * struct frame - what inspect learned about one frame
  * @index:	1-based position in the file
  * @len:	captured bytes
+ * @wire_len:	bytes on the wire (the capture's original length)
  * @snapped:	the capture kept fewer bytes than were on the wire
+ * @cut:	protocol of the header (or payload) the snap length cut, for
+ *		the "[|tcp]" mark; NULL when the cut ends nothing parsed
  * @err:	0, or why the frame could not be loaded or parsed
  * @p:		the parse result (layers before the fault on error)
  * @verdict:	per layer of @p: enum voff_csum_verdict, or NO_CSUM
@@ -43,7 +46,9 @@
 struct frame {
 	unsigned long index;
 	uint32_t len;
+	uint32_t wire_len;
 	bool snapped;
+	const char *cut;
 	int err;
 	struct voff_parsed p;
 	uint8_t verdict[VOFF_PARSE_MAX_LAYERS];
@@ -151,6 +156,78 @@ static void attach_verdicts(struct frame *fr,
 	}
 }
 
+/* An IPv6 extension header's name from its number, as parse.h names them. */
+static const char *ext_name(uint8_t nh)
+{
+	switch (nh) {
+	case 0: return voff_proto_name(VOFF_PROTO_IPV6_HOPOPTS);
+	case 43: return voff_proto_name(VOFF_PROTO_IPV6_ROUTING);
+	case 44: return voff_proto_name(VOFF_PROTO_IPV6_FRAG);
+	case 60: return voff_proto_name(VOFF_PROTO_IPV6_DSTOPTS);
+	default: return "ipv6_ext";
+	}
+}
+
+/*
+ * Where a snap length cut a frame the parser stopped at, from its error:
+ * the header the frame ends in (VOFF_E_TRUNC_<header>), or, with every
+ * header whole (VOFF_E_TRUNC_L3), the innermost one, whose payload is cut.
+ * NULL for an error that is no cut: the frame is malformed.
+ */
+static const char *cut_at(const struct frame *fr, const uint8_t *data)
+{
+	const struct voff_layer *last = fr->p.n_layers ?
+		&fr->p.layers[fr->p.n_layers - 1] : NULL;
+	static const struct {
+		int err;
+		enum voff_proto proto;
+	} trunc[] = {
+		{ VOFF_E_TRUNC_ETH, VOFF_PROTO_ETH },
+		{ VOFF_E_TRUNC_VLAN, VOFF_PROTO_VLAN },
+		{ VOFF_E_TRUNC_IPV4, VOFF_PROTO_IPV4 },
+		{ VOFF_E_TRUNC_IPV6, VOFF_PROTO_IPV6 },
+		{ VOFF_E_TRUNC_TCP, VOFF_PROTO_TCP },
+		{ VOFF_E_TRUNC_UDP, VOFF_PROTO_UDP },
+		{ VOFF_E_TRUNC_VXLAN, VOFF_PROTO_VXLAN },
+		{ VOFF_E_TRUNC_GENEVE, VOFF_PROTO_GENEVE },
+		{ VOFF_E_TRUNC_GRE, VOFF_PROTO_GRE },
+	};
+
+	for (size_t i = 0; i < sizeof(trunc) / sizeof(trunc[0]); i++)
+		if (fr->err == trunc[i].err)
+			return voff_proto_name(trunc[i].proto);
+	if (fr->err == VOFF_E_TRUNC_IPV6_EXT && last) {
+		/* The next header field: byte 6 of IPv6, 0 of an ext. */
+		return ext_name(data[last->off +
+				     (last->proto == VOFF_PROTO_IPV6 ? 6 : 0)]);
+	}
+	if (fr->err == VOFF_E_TRUNC_L3 && last)
+		return voff_proto_name(last->proto);
+	return NULL;
+}
+
+/*
+ * A frame the snap length cut: what was captured is decoded, not an
+ * error.  Only the checksums wholly captured can be checked: IPv4 header
+ * checksums (the L4 ones cover the cut payload).
+ */
+static void snapped(struct frame *fr, const uint8_t *data)
+{
+	fr->cut = cut_at(fr, data);
+	if (!fr->cut)
+		return;		/* malformed before the cut: an error */
+	fr->err = 0;
+	for (unsigned int i = 0; i < fr->p.n_layers; i++) {
+		const struct voff_layer *l = &fr->p.layers[i];
+
+		if (l->proto == VOFF_PROTO_IPV4 && l->off + l->len <= fr->len)
+			fr->verdict[i] = voff_csum_ipv4_hdr_ok(data + l->off,
+							       l->len) ?
+						 VOFF_CSUM_V_OK :
+						 VOFF_CSUM_V_BAD;
+	}
+}
+
 static void analyse(struct frame *fr, const uint8_t *data,
 		    enum voff_parse_start start,
 		    struct voff_csum_report *unmatched)
@@ -167,6 +244,8 @@ static void analyse(struct frame *fr, const uint8_t *data,
 		fr->p.n_layers = VOFF_PARSE_MAX_LAYERS;
 	if (fr->err) {
 		offsets_from_layers(fr);
+		if (fr->snapped)
+			snapped(fr, data);
 		return;
 	}
 	fr->l3_off = p->l3_off;
@@ -195,8 +274,8 @@ static void print_text(const struct frame *fr,
 		       const struct voff_csum_report *unmatched)
 {
 	printf("%lu len=%u", fr->index, fr->len);
-	if (fr->snapped)
-		printf(" snapped");
+	if (fr->wire_len != fr->len)
+		printf(" wire=%u", fr->wire_len);
 	for (unsigned int i = 0; i < fr->p.n_layers; i++) {
 		const struct voff_layer *l = &fr->p.layers[i];
 
@@ -208,10 +287,12 @@ static void print_text(const struct frame *fr,
 		printf(" %s:%s", voff_proto_name(unmatched->proto[i]),
 		       unmatched->verdict[i] <= 2 ?
 			       verdict_names[unmatched->verdict[i]] : "?");
+	if (fr->cut)
+		printf(" [|%s]", fr->cut);	/* tcpdump's mark of a cut */
 	if (fr->err)
 		printf(" error=%s (%s)", voff_err_name(fr->err),
 		       voff_strerror(fr->err));
-	else
+	else if (!fr->cut)
 		printf(" payload=%u", fr->payload_len);
 	putchar('\n');
 }
@@ -271,6 +352,8 @@ static void print_json(const struct frame *fr,
 	json_object_object_add(o, "index", json_object_new_int64(
 						   (int64_t)fr->index));
 	json_object_object_add(o, "len", json_object_new_int64(fr->len));
+	json_object_object_add(o, "wire_len",
+			       json_object_new_int64(fr->wire_len));
 	if (fr->snapped)
 		json_object_object_add(o, "snapped",
 				       json_object_new_boolean(1));
@@ -281,9 +364,12 @@ static void print_json(const struct frame *fr,
 	json_object_object_add(o, "inner_l3_off", json_off(fr->inner_l3_off));
 	json_object_object_add(o, "inner_l4_off", json_off(fr->inner_l4_off));
 	json_object_object_add(o, "payload_len",
-			       fr->err ? NULL :
+			       fr->err || fr->cut ? NULL :
 			       json_object_new_int64(fr->payload_len));
 	json_object_object_add(o, "csum", csum);
+	if (fr->cut)
+		json_object_object_add(o, "cut",
+				       json_object_new_string(fr->cut));
 	if (fr->err) {
 		struct json_object *e = json_object_new_object();
 
@@ -330,6 +416,7 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 		}
 		fr.snapped = rc == VOFF_E_PCAP_SNAP;
 		fr.len = pkt->len;
+		fr.wire_len = voff_pcap_orig_len(pc);
 		if (rc == VOFF_E_TOO_BIG) {
 			/* Not loaded: report it, with no layers, and go on. */
 			fr.err = rc;

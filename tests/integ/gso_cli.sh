@@ -205,6 +205,32 @@ if [[ -n ${VOFF_DATA:-} ]]; then
 	fi
 fi
 
+# A frame the capture's snap length cut (frame 1 kept to 60 of its 3126
+# bytes) cannot be segmented: it is copied as captured, its on-wire length
+# kept, reported once with its index, and the exit status is 1.
+python3 - "$tmp/in.pcap" "$tmp/snap.pcap" <<'EOF2'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+cap = struct.unpack('<IIII', d[24:40])[2]
+out = d[:24] + struct.pack('<IIII', 1000, 0, 60, cap) + d[40:100] + d[40 + cap:]
+open(sys.argv[2], 'wb').write(out)
+EOF2
+"$VOFF" gso "$tmp/snap.pcap" "$tmp/snap-out.pcap" 2>"$tmp/err"
+rc=$?
+want="voff gso: $tmp/snap.pcap: frame 1: cut by the snap length, 60 of 3126 bytes (copied unchanged; 1 such frame)
+voff gso: 6 frames: 3 segmented into 10, 2 copied, 0 failed, 1 snapped"
+if [[ $rc -eq 1 && $(cat "$tmp/err") == "$want" ]]; then
+	ok "snapped frame: copied, reported, exit 1"
+else
+	fail "snapped frame: exit $rc, $(cat "$tmp/err")"
+fi
+expect_lengths "snapped frame first" "$tmp/snap-out.pcap" \
+"60 1514 1514 1514 754 1514 1514 1098 1514 1514 284 64 114"
+"$VOFF" inspect "$tmp/snap-out.pcap" | head -1 >"$tmp/first"
+# (The input's checksums are zero: GSO computes them.)
+[[ $(cat "$tmp/first") == "1 len=60 wire=3126 eth@0+14 ipv4@14+20:bad tcp@34+20 [|tcp]" ]] ||
+	fail "snapped frame in the output: $(cat "$tmp/first")"
+
 # Usage errors: exit 2.
 for args in "" "--csum nope a b" "--mss 0 a b" "only-one"; do
 	# shellcheck disable=SC2086 # word splitting of the cases is wanted

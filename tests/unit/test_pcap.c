@@ -415,6 +415,32 @@ static void t_read_pcapng(void)
 	CHECK_EQ(pkt->len, sizeof(frame));
 	CHECK_MEM_EQ(voff_pkt_data(pkt), frame, sizeof(frame));
 	CHECK_EQ(pkt->rx_ns, ts);
+	CHECK_EQ(voff_pcap_orig_len(pc), 1000);
+	/* Written on as it was read, it reads back the same: still cut. */
+	{
+		struct voff_pcap *w = NULL;
+		char p2[300];
+
+		/* tmp_path() has one buffer: @path's name is kept apart. */
+		snprintf(p2, sizeof(p2), "%s.2", path);
+
+		CHECK_OK(voff_pcap_open_write(&w, p2, VOFF_PARSE_ETH));
+		CHECK_EQ(voff_pcap_write_snapped(w, pkt, sizeof(frame) - 1),
+			 -EINVAL);
+		CHECK_OK(voff_pcap_write_snapped(w, pkt, 1000));
+		CHECK_EQ(voff_pcap_orig_len(w), 0);	/* a write handle */
+		CHECK_OK(voff_pcap_close(w));
+		CHECK_EQ(voff_pcap_read(pc, pkt), 0);
+		CHECK_EQ(voff_pcap_orig_len(pc), 0);	/* at the end */
+		CHECK_OK(voff_pcap_close(pc));
+		CHECK_OK(voff_pcap_open_read(&pc, p2, NULL, 0));
+		CHECK_EQ(voff_pcap_read(pc, pkt), VOFF_E_PCAP_SNAP);
+		CHECK_EQ(pkt->len, sizeof(frame));
+		CHECK_MEM_EQ(voff_pkt_data(pkt), frame, sizeof(frame));
+		CHECK_EQ(pkt->rx_ns, ts);
+		CHECK_EQ(voff_pcap_orig_len(pc), 1000);
+		unlink(p2);
+	}
 	CHECK_EQ(voff_pcap_read(pc, pkt), 0);
 	CHECK_OK(voff_pcap_close(pc));
 	voff_pkt_free(pkt);
