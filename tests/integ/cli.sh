@@ -185,6 +185,12 @@ for cmd in gso gro; do
 	else
 		fail "$cmd: - for standard output (exit $rc)"
 	fi
+	run "$VOFF" $cmd - - <w/same.pcap
+	if [[ $rc -eq 0 ]] && cmp -s "$tmp/out" w/o.pcap; then
+		ok "$cmd: - - reads standard input, writes standard output"
+	else
+		fail "$cmd: - - (exit $rc)"
+	fi
 	run "$VOFF" $cmd w/same.pcap /dev/null
 	[[ $rc -eq 0 ]] || fail "$cmd: /dev/null output: exit $rc"
 	only_files "$cmd: outputs" l.pcap new.pcap o.pcap same.pcap trunc.pcap
