@@ -10,7 +10,6 @@
  * device's limits when asked.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include "cmd.h"
 #include "num.h"
+#include "opts.h"
 
 #define MAX_LOWER 16
 #define CMD "voff features"
@@ -485,8 +485,10 @@ static int add_lower(struct opts *o, enum stack_kind kind, const char *arg)
 }
 
 /* One option; Return: 0 or -1 after printing what is wrong. */
-static int one_opt(struct opts *o, int c)
+static int one_opt(void *ctx, int c)
 {
+	struct opts *o = ctx;
+
 	switch (c) {
 	case 'b': o->base = optarg; return 0;
 	case 't':
@@ -513,7 +515,7 @@ static int one_opt(struct opts *o, int c)
 	}
 }
 
-/* Return: 0 to run, -1 on a usage error (reported), 1 after --help. */
+/* Return: -1 to run, or the exit status (after --help, a usage error). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -532,23 +534,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "+b:t:l:Ln:jh", .longopts = lo,
+		.usage = usage, .one = one_opt, .ctx = o, .operands = -1,
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+b:t:l:Ln:jh", lo, NULL)) !=
-	       -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return 1;
-		}
-		if (c == '?') {
-			usage(stderr);
-			return -1;
-		}
-		if (one_opt(o, c))
-			return -1;
-	}
-	return 0;
+	return opts_parse(&spec, argc, argv);
 }
 
 static const char *default_base(const struct opts *o)
@@ -607,8 +598,8 @@ int features_main(int argc, char **argv)
 	bool mask_tun;
 
 	err = parse_opts(argc, argv, &o);
-	if (err)
-		return err > 0 ? VOFF_EXIT_OK : VOFF_EXIT_USAGE;
+	if (err >= 0)
+		return err;
 	if ((argc - optind) % 2) {
 		fprintf(stderr, CMD ": requests come in pairs: NAME on|off\n");
 		return VOFF_EXIT_USAGE;

@@ -14,7 +14,6 @@
  * engine hands back are written as they were read.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "num.h"
+#include "opts.h"
 #include "outfile.h"
 
 #define CMD "voff gro"
@@ -268,30 +268,27 @@ err_pool:
 err_gro:
 	voff_pcap_close(in);
 err_in:
-	if (rc) {
-		outfile_abort(&of);
-		return -1;
-	}
-	return outfile_commit(&of, CMD);
+	return outfile_end(&of, CMD, !rc);
 }
 
 /* One option; Return: 0, or -1 after printing why its value is bad. */
-static int one_opt(struct voff_gro_config *cfg, const char *cmd, int c)
+static int one_opt(void *ctx, int c)
 {
+	struct voff_gro_config *cfg = ctx;
 	uint32_t v = 0;
 	int err;
 
 	switch (c) {
 	case 't':
-		return num_opt(cmd, "--flush-timeout", optarg, 0, UINT64_MAX,
+		return num_opt(CMD, "--flush-timeout", optarg, 0, UINT64_MAX,
 			       &cfg->flush_timeout_ns);
 	case 's':
-		err = num_opt_u32(cmd, "--max-size", optarg, 1,
+		err = num_opt_u32(CMD, "--max-size", optarg, 1,
 				  VOFF_GRO_MAX_DATAGRAM, &v);
 		cfg->max_size = v;
 		return err;
 	case 'f':
-		err = num_opt_u32(cmd, "--max-flows", optarg, 1, 65536, &v);
+		err = num_opt_u32(CMD, "--max-flows", optarg, 1, 65536, &v);
 		cfg->max_flows = v;
 		return err;
 	case 'u':
@@ -314,28 +311,15 @@ int gro_main(int argc, char **argv)
 	};
 	struct voff_gro_config cfg = { 0 };
 	struct gro_run r = { 0 };
-	int c;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "h", .longopts = longopts,
+		.usage = usage, .one = one_opt, .ctx = &cfg,
+		.operands = 2, .expected = "IN.pcap and OUT.pcap",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return VOFF_EXIT_OK;
-		}
-		if (c == '?') {
-			usage(stderr);
-			return VOFF_EXIT_USAGE;
-		}
-		if (one_opt(&cfg, argv[0], c))
-			return VOFF_EXIT_USAGE;
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "%s: expected IN.pcap and OUT.pcap\n",
-			argv[0]);
-		usage(stderr);
-		return VOFF_EXIT_USAGE;
-	}
-
+	if (rc >= 0)
+		return rc;
 	r.in = argv[optind];
 	r.outp = argv[optind + 1];
 	if (coalesce(&r, &cfg))

@@ -13,7 +13,6 @@
  * reported on standard error, and makes the exit status 1.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "num.h"
+#include "opts.h"
 #include "outfile.h"
 
 #define CMD "voff gso"
@@ -37,6 +37,7 @@ struct gso_run {
 	uint32_t max_size;	/* 0: segment; else resegment to this */
 	uint32_t max_segs;
 	bool ufo;
+	bool segs_set, frag_set;	/* --max-segs, --frag-id given */
 	struct voff_gso_opts opts;
 	struct voff_pool *pool;
 	struct voff_pkt **out;
@@ -269,24 +270,23 @@ static int run(struct gso_run *r)
 err_write:
 	voff_pcap_close(rd);
 err_read:
-	if (err) {
-		outfile_abort(&of);
-		return -1;
-	}
-	return outfile_commit(&of, CMD);
+	return outfile_end(&of, CMD, !err);
 }
 
 /* One option; Return: 0, or -1 after printing why its value is bad. */
-static int one_opt(struct gso_run *r, const char *cmd, int c)
+static int one_opt(void *ctx, int c)
 {
+	struct gso_run *r = ctx;
+
 	switch (c) {
 	case 'm':
-		return num_opt_u32(cmd, "--mss", optarg, 1, 0xFFFE, &r->mss);
+		return num_opt_u32(CMD, "--mss", optarg, 1, 0xFFFE, &r->mss);
 	case 's':
-		return num_opt_u32(cmd, "--max-size", optarg, 64, 0x7FFFFFFF,
+		return num_opt_u32(CMD, "--max-size", optarg, 64, 0x7FFFFFFF,
 				   &r->max_size);
 	case 'n':
-		return num_opt_u32(cmd, "--max-segs", optarg, 1, 0xFFFF,
+		r->segs_set = true;
+		return num_opt_u32(CMD, "--max-segs", optarg, 1, 0xFFFF,
 				   &r->max_segs);
 	case 'c':
 		if (!strcmp(optarg, "full"))
@@ -294,8 +294,8 @@ static int one_opt(struct gso_run *r, const char *cmd, int c)
 		else if (!strcmp(optarg, "partial"))
 			r->opts.csum_mode = VOFF_GSO_CSUM_PARTIAL;
 		else {
-			fprintf(stderr, "%s: --csum: '%s' is neither full "
-					"nor partial\n", cmd, optarg);
+			fprintf(stderr, CMD ": --csum: '%s' is neither full "
+					    "nor partial\n", optarg);
 			return -1;
 		}
 		return 0;
@@ -303,14 +303,15 @@ static int one_opt(struct gso_run *r, const char *cmd, int c)
 		r->ufo = true;
 		return 0;
 	case 'f':
-		return num_opt_u32(cmd, "--frag-id", optarg, 0, UINT32_MAX,
+		r->frag_set = true;
+		return num_opt_u32(CMD, "--frag-id", optarg, 0, UINT32_MAX,
 				   &r->opts.ipv6_frag_id);
 	default:
 		return -1;
 	}
 }
 
-/* Return: 0 to run, -1 on a usage error (reported), 1 after --help. */
+/* Return: -1 to run, or the exit status (after --help, a usage error). */
 static int parse_args(struct gso_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -323,40 +324,25 @@ static int parse_args(struct gso_run *r, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool segs = false, frag = false;
-	int c;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "h", .longopts = longopts,
+		.usage = usage, .one = one_opt, .ctx = r,
+		.operands = 2, .expected = "IN.pcap and OUT.pcap",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return 1;
-		}
-		if (c == '?') {
-			usage(stderr);
-			return -1;
-		}
-		if (one_opt(r, argv[0], c))
-			return -1;
-		segs |= c == 'n';
-		frag |= c == 'f';
-	}
+	if (rc >= 0)
+		return rc;
 	/* Options that mean nothing alone are refused, not ignored. */
-	if (segs && !r->max_size) {
-		fprintf(stderr, "%s: --max-segs needs --max-size\n", argv[0]);
-		return -1;
+	if (r->segs_set && !r->max_size) {
+		fprintf(stderr, CMD ": --max-segs needs --max-size\n");
+		return VOFF_EXIT_USAGE;
 	}
-	if (frag && !r->ufo) {
-		fprintf(stderr, "%s: --frag-id needs --ufo\n", argv[0]);
-		return -1;
+	if (r->frag_set && !r->ufo) {
+		fprintf(stderr, CMD ": --frag-id needs --ufo\n");
+		return VOFF_EXIT_USAGE;
 	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "%s: expected IN.pcap and OUT.pcap\n",
-			argv[0]);
-		usage(stderr);
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 int gso_main(int argc, char **argv)
@@ -366,8 +352,8 @@ int gso_main(int argc, char **argv)
 	int rc;
 
 	rc = parse_args(&r, argc, argv);
-	if (rc)
-		return rc > 0 ? VOFF_EXIT_OK : VOFF_EXIT_USAGE;
+	if (rc >= 0)
+		return rc;
 	/* Enough packets and room for the largest possible output. */
 	if (r.max_size) {
 		room = r.max_size + 64;

@@ -11,7 +11,6 @@
  * found before the fault and never stops the run; only a capture file that
  * cannot be read (exit 1) or a bad command line (exit 2) does.
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "capture.h"
 #include "cmd.h"
+#include "opts.h"
 
 #define CMD "voff inspect"
 
@@ -436,6 +436,15 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 	return status;
 }
 
+/* -j, the one option; Return: 0. */
+static int one_opt(void *ctx, int c)
+{
+	bool *json = ctx;
+
+	*json = c == 'j';
+	return 0;
+}
+
 int inspect_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -447,28 +456,15 @@ int inspect_main(int argc, char **argv)
 	struct voff_pcap *pc = NULL;
 	struct voff_pkt *pkt;
 	bool json = false;
-	int c, rc;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "jh", .longopts = longopts,
+		.usage = usage, .one = one_opt, .ctx = &json,
+		.operands = 1, .expected = "one capture file",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return VOFF_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, CMD ": expected one capture file\n");
-		usage(stderr);
-		return VOFF_EXIT_USAGE;
-	}
-
+	if (rc >= 0)
+		return rc;
 	if (cap_open_read(&pc, CMD, argv[optind]))
 		return VOFF_EXIT_FAIL;
 	rc = voff_pool_new(&pool, 1, VOFF_PKT_SUPER_ROOM);

@@ -99,22 +99,18 @@ int outfile_begin(struct outfile *o, const char *cmd, const char *in,
 	return 0;
 }
 
-int outfile_commit(struct outfile *o, const char *cmd)
+int outfile_end(struct outfile *o, const char *cmd, bool ok)
 {
-	if (!o->tmp[0])
-		return 0;
-	if (rename(o->tmp, o->target)) {
-		fprintf(stderr, "%s: %s: %s\n", cmd, o->path, strerror(errno));
-		outfile_abort(o);
-		return -1;
-	}
-	o->tmp[0] = 0;
-	return 0;
-}
+	int rc = ok ? 0 : -1;
 
-void outfile_abort(struct outfile *o)
-{
-	if (o->tmp[0])
+	if (!o->tmp[0])
+		return rc;
+	if (ok && rename(o->tmp, o->target)) {
+		fprintf(stderr, "%s: %s: %s\n", cmd, o->path, strerror(errno));
+		rc = -1;
+	}
+	if (rc)
 		unlink(o->tmp);
 	o->tmp[0] = 0;
+	return rc;
 }

@@ -47,12 +47,14 @@ int outfile_begin(struct outfile *o, const char *cmd, const char *in,
 		  const char *out);
 
 /**
- * outfile_commit() - put the written file in place (rename)
- * Return: 0, or -1 after printing why (the temporary file is removed).
+ * outfile_end() - put the written file in place, or take it away
+ * @o:		from outfile_begin()
+ * @cmd:	the subcommand, for messages
+ * @ok:		whether every frame was written (rename), or not (remove)
+ *
+ * Return: 0 when the output is in place; -1 when @ok was false, or the
+ * rename failed (said; the temporary file is removed either way).
  */
-int outfile_commit(struct outfile *o, const char *cmd);
-
-/** outfile_abort() - remove what was written, if it can be; idempotent */
-void outfile_abort(struct outfile *o);
+int outfile_end(struct outfile *o, const char *cmd, bool ok);
 
 #endif /* VOFF_CMD_OUTFILE_H */
