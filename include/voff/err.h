@@ -78,6 +78,7 @@ extern "C" {
 	X(PCAP_LINKTYPE, "pcap_linktype", "unsupported capture link type")      \
 	X(PCAP_FORMAT, "pcap_format", "malformed capture file")                 \
 	X(PCAP_SNAP, "pcap_snap", "frame truncated by the capture snap length") \
+	X(PCAP_TRUNC, "pcap_trunc", "capture file ends inside a frame")         \
 	/* virtio_net_hdr validator (vnet.h, docs/vnet.md). */                  \
 	X(VNET_TRUNC, "vnet_trunc", "buffer shorter than the virtio_net_hdr")   \
 	X(VNET_FLAGS, "vnet_flags", "unknown or unsupported virtio_net_hdr flags") \

@@ -425,27 +425,13 @@ static int cmd_ports_del(struct ctx *c, char **w, int n)
 	return done(&c->o);
 }
 
-/* As `ethtool --json -k`: {"ifname":..,"features":{NAME:{...},...}}. */
+/* One array per request, as `ethtool --json -k` and `voff features -j`. */
 static void features_json(struct out *o,
 			  const struct voff_switch_port_info *pi)
 {
-	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
-	size_t n = voff_feat_lines(&pi->feat, lines, VOFF_FEAT_LINES_MAX);
-
-	obj_begin(o);
-	put_str(o, "ifname", pi->name);
-	sub_begin(o, "features");
-	for (size_t i = 0; i < n && i < VOFF_FEAT_LINES_MAX; i++) {
-		if (lines[i].id < 0)
-			continue;
-		sub_begin(o, lines[i].name);
-		put_bool(o, "active", lines[i].active, "on", "off");
-		put_bool(o, "fixed", lines[i].fixed, "on", "off");
-		put_bool(o, "requested", lines[i].requested, "on", "off");
-		sub_end(o);
-	}
-	sub_end(o);
-	obj_end(o);
+	fputc('[', o->f);
+	voff_feat_print_json(o->f, pi->name, &pi->feat, NULL);
+	fputs("]\n", o->f);
 }
 
 static int set_features(struct ctx *c, int id, char **w, int n)

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd.h - the subcommands of the voff command, one file each, dispatched
- * from the table in main.c.  Each returns the process exit status.
+ * from the table in main.c.  Each returns the process exit status, one
+ * of the three below for every subcommand (voff(1), EXIT STATUS).
  */
 #ifndef VOFF_CMD_H
 #define VOFF_CMD_H
+
+/* Exit statuses: done; a runtime failure (a file, a frame, the switch); a
+ * usage error (unknown option, bad value, missing argument). */
+#define VOFF_EXIT_OK 0
+#define VOFF_EXIT_FAIL 1
+#define VOFF_EXIT_USAGE 2
 
 int inspect_main(int argc, char **argv);
 int features_main(int argc, char **argv);
