@@ -33,7 +33,8 @@ gro_napi_pids() {
 gro_ns_setup() {
 	local before napi
 	[ "$(id -u)" -eq 0 ] || { echo "skip: not root"; exit 77; }
-	command -v ethtool >/dev/null || { echo "skip: ethtool missing"; exit 77; }
+	command -v ethtool >/dev/null ||
+		{ echo "skip: ethtool missing"; exit 77; }
 	ip netns add "$gro_ns" 2>/dev/null ||
 		{ echo "skip: cannot create a netns"; exit 77; }
 	trap 'ip netns del "$gro_ns" 2>/dev/null' EXIT
@@ -44,7 +45,8 @@ gro_ns_setup() {
 	in_gro_ns ip link set va address 02:00:00:00:00:01
 	in_gro_ns ip link set vb address 02:00:00:00:00:02
 	in_gro_ns ethtool -K va tso off gso off >/dev/null 2>&1
-	in_gro_ns ethtool -K vb gro on rx-udp-gro-forwarding on >/dev/null 2>&1 ||
+	in_gro_ns ethtool -K vb gro on rx-udp-gro-forwarding on \
+		>/dev/null 2>&1 ||
 		{ echo "skip: cannot enable GRO on veth"; exit 77; }
 	in_gro_ns ip link set va up
 	in_gro_ns ip link set vb up
@@ -54,7 +56,8 @@ gro_ns_setup() {
 	sleep 0.2
 	napi=$(comm -13 <(echo "$before") <(gro_napi_pids) | head -n 1)
 	[ -n "$napi" ] || { echo "skip: NAPI thread of vb not found"; exit 77; }
-	taskset -p 1 "$napi" >/dev/null || { echo "skip: cannot pin NAPI"; exit 77; }
+	taskset -p 1 "$napi" >/dev/null ||
+		{ echo "skip: cannot pin NAPI"; exit 77; }
 	echo "kernel $(uname -r), NAPI thread $napi pinned to CPU 0"
 }
 
