@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
-#include <linux/virtio_net.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
@@ -29,29 +28,6 @@
 
 static int tx_fd = -1, cap_fd = -1, tap_fd = -1;
 
-/* struct virtio_net_hdr_v1_hash_tunnel (6.17+), little-endian fields. */
-struct vnet_tnl {
-	uint8_t flags;
-	uint8_t gso_type;
-	uint16_t hdr_len;
-	uint16_t gso_size;
-	uint16_t csum_start;
-	uint16_t csum_offset;
-	uint16_t num_buffers;
-	uint32_t hash_value;
-	uint16_t hash_report;
-	uint16_t padding;
-	uint16_t outer_th_offset;
-	uint16_t inner_nh_offset;
-};
-
-_Static_assert(sizeof(struct vnet_tnl) == GSO_ORACLE_VNET_MAX,
-	       "tunnel vnet header");
-
-#define VNET_GSO_UDP_L4 5	/* VIRTIO_NET_HDR_GSO_UDP_L4 (newer headers) */
-#define VNET_GSO_UDP_TUNNEL_IPV4 0x20
-#define VNET_GSO_UDP_TUNNEL_IPV6 0x40
-#define VNET_F_UDP_TUNNEL_CSUM 0x08
 #define TUNF_USO4 0x20
 #define TUNF_USO6 0x40
 #define TUNF_UDP_TUNNEL_GSO 0x80
@@ -117,7 +93,7 @@ void gso_oracle_setup_tap(void)
 	unsigned int off = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUNF_USO4 |
 			   TUNF_USO6 | TUNF_UDP_TUNNEL_GSO |
 			   TUNF_UDP_TUNNEL_GSO_CSUM;
-	int sz = (int)sizeof(struct vnet_tnl);
+	int sz = VOFF_VNET_HDR_TNL_LEN;
 
 	tap_fd = open("/dev/net/tun", O_RDWR);
 	if (tap_fd < 0)
@@ -142,52 +118,57 @@ static uint8_t inner_type(const struct voff_pkt *pkt)
 	uint8_t t;
 
 	if (pkt->gso_type & VOFF_GSO_UDP)
-		t = VIRTIO_NET_HDR_GSO_UDP;
+		t = VOFF_VNET_GSO_UDP;
 	else if (pkt->gso_type & VOFF_GSO_UDP_L4)
-		t = VNET_GSO_UDP_L4;
+		t = VOFF_VNET_GSO_UDP_L4;
 	else if (pkt->gso_type & VOFF_GSO_TCPV6)
-		t = VIRTIO_NET_HDR_GSO_TCPV6;
+		t = VOFF_VNET_GSO_TCPV6;
 	else
-		t = VIRTIO_NET_HDR_GSO_TCPV4;
+		t = VOFF_VNET_GSO_TCPV4;
 	if ((pkt->gso_type & VOFF_GSO_TCP_ECN) &&
 	    !(pkt->gso_type & VOFF_GSO_UDP_TUNNEL))
-		t |= VIRTIO_NET_HDR_GSO_ECN;
+		t |= VOFF_VNET_GSO_ECN;
 	return t;
 }
 
-/* The vnet header of @sp built from @s as @sb; Return: its length. */
+/*
+ * The vnet header of @sp built from @s as @sb into @h, and as bytes in
+ * host order (as AF_PACKET and a TAP without TUNSETVNETLE take them) into
+ * @b; Return: their length.
+ */
 static size_t vnet_of(const struct spec *s, const struct built *sb,
-		      const struct voff_pkt *sp,
-		      uint8_t vh[GSO_ORACLE_VNET_MAX])
+		      const struct voff_pkt *sp, struct voff_vnet_hdr *h,
+		      uint8_t b[VOFF_VNET_HDR_TNL_LEN])
 {
-	bool udp = s->udp || s->ufo;
-	struct vnet_tnl h = {
-		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
-		.gso_type = inner_type(sp),
-		.hdr_len = (uint16_t)(sb->len - s->pay),
-		.gso_size = sp->gso_size,
-		.csum_start = (uint16_t)tf_off(&sb->b, sb->l4),
-		.csum_offset = udp ? 6 : 16,
-	};
+	struct voff_vnet_cfg cfg = { .hdr_size = VOFF_VNET_HDR_LEN,
+				     .order = VOFF_VNET_NATIVE };
 
+	memset(h, 0, sizeof(*h));
+	h->flags = VOFF_VNET_F_NEEDS_CSUM;
+	h->gso_type = inner_type(sp);
+	h->hdr_len = (uint16_t)(sb->len - s->pay);
+	h->gso_size = sp->gso_size;
+	h->csum_start = (uint16_t)tf_off(&sb->b, sb->l4);
+	h->csum_offset = s->udp || s->ufo ? 6 : 16;
 	if (s->tun) {
-		h.flags |= s->tun_csum ? VNET_F_UDP_TUNNEL_CSUM : 0;
-		h.gso_type |= s->outer_v6 ? VNET_GSO_UDP_TUNNEL_IPV6
-					  : VNET_GSO_UDP_TUNNEL_IPV4;
-		h.outer_th_offset = (uint16_t)tf_off(&sb->b, sb->tun_l4);
-		h.inner_nh_offset = (uint16_t)tf_off(&sb->b, sb->in_l3);
-		memcpy(vh, &h, sizeof(h));
-		return sizeof(h);
+		cfg.hdr_size = VOFF_VNET_HDR_TNL_LEN;
+		cfg.tunnel = true;
+		h->flags |= s->tun_csum ? VOFF_VNET_F_UDP_TUNNEL_CSUM : 0;
+		h->gso_type |= s->outer_v6 ? VOFF_VNET_GSO_UDP_TUNNEL_IPV6
+					   : VOFF_VNET_GSO_UDP_TUNNEL_IPV4;
+		h->outer_th_offset = (uint16_t)tf_off(&sb->b, sb->tun_l4);
+		h->inner_nh_offset = (uint16_t)tf_off(&sb->b, sb->in_l3);
 	}
-	/* struct virtio_net_hdr is the first 10 bytes of the layout. */
-	memcpy(vh, &h, sizeof(struct virtio_net_hdr));
-	return sizeof(struct virtio_net_hdr);
+	CHECK_EQ(voff_vnet_hdr_write(&cfg, h, b, VOFF_VNET_HDR_TNL_LEN),
+		 cfg.hdr_size);
+	return cfg.hdr_size;
 }
 
 size_t gso_oracle_send(const struct spec *s, uint8_t *buf, size_t cap,
 		       struct built *sb, struct voff_pkt *sp,
-		       uint8_t vh[GSO_ORACLE_VNET_MAX])
+		       struct voff_vnet_hdr *vh)
 {
+	uint8_t hb[VOFF_VNET_HDR_TNL_LEN];
 	size_t vlen;
 	ssize_t n;
 
@@ -204,9 +185,9 @@ size_t gso_oracle_send(const struct spec *s, uint8_t *buf, size_t cap,
 		buf[u + 6] = (uint8_t)(seed >> 8);
 		buf[u + 7] = (uint8_t)seed;
 	}
-	vlen = vnet_of(s, sb, sp, vh);
+	vlen = vnet_of(s, sb, sp, vh, hb);
 	struct iovec iov[2] = {
-		{ vh, vlen },
+		{ hb, vlen },
 		{ voff_pkt_data(sp), sp->len },
 	};
 

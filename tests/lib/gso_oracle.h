@@ -42,11 +42,9 @@
 #include <stdint.h>
 
 #include <voff/pkt.h>
+#include <voff/vnet.h>
 
 #include "gso_twin.h"
-
-/* Largest vnet header written (the 24-byte tunnel layout). */
-#define GSO_ORACLE_VNET_MAX 24
 
 /*
  * Enter a new network namespace with the veth pair (closing the sockets
@@ -66,17 +64,17 @@ void gso_oracle_setup_tap(void);
  * @cap:	bytes at @buf
  * @sb:		receives the header indices of the built frame
  * @sp:		receives a packet over @buf with the GSO metadata of @s
- * @vh:		receives the vnet header bytes written in front of it (host
- *		order, as AF_PACKET and the TAP take them)
+ * @vh:		receives the fields of the vnet header written in front of it
+ *		(in host byte order, as AF_PACKET and the TAP take them)
  *
- * Tunnels go through the TAP (gso_oracle_setup_tap() first), everything
- * else through AF_PACKET.
+ * Tunnels go through the TAP (gso_oracle_setup_tap() first) with the
+ * 24-byte header, everything else through AF_PACKET with the 10-byte one.
  *
  * Return: the vnet header length, 10 or 24.
  */
 size_t gso_oracle_send(const struct spec *s, uint8_t *buf, size_t cap,
 		       struct built *sb, struct voff_pkt *sp,
-		       uint8_t vh[GSO_ORACLE_VNET_MAX]);
+		       struct voff_vnet_hdr *vh);
 
 /*
  * The next frame of ours (source MAC 02:..:01) the kernel sent out of

@@ -131,7 +131,7 @@ static void one_case(const struct spec *s, bool csum_on, int k)
 				     : VOFF_GSO_CSUM_FULL,
 	};
 	static uint8_t first[BUF];
-	uint8_t vh[GSO_ORACLE_VNET_MAX];
+	struct voff_vnet_hdr vh;
 	struct voff_gso_info info;
 	struct voff_pkt sp;
 	struct built sb;
@@ -140,7 +140,7 @@ static void one_case(const struct spec *s, bool csum_on, int k)
 
 	if (!pool)
 		CHECK_OK(voff_pool_new(&pool, MAXSEG, 9200));
-	gso_oracle_send(s, sbuf, BUF, &sb, &sp, vh);
+	gso_oracle_send(s, sbuf, BUF, &sb, &sp, &vh);
 	CHECK_OK(voff_gso_count(&sp, &o, &info));
 	n = (int)info.segs;
 	/* The first frame: for IPv6 UFO it tells the fragment ID. */

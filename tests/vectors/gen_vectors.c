@@ -410,8 +410,6 @@ static json_object *gso_params(const struct gso_case *g,
 static void gso_one(const struct gso_case *g)
 {
 	static uint8_t sbuf[BUF], rbuf[BUF];
-	uint8_t vh[GSO_ORACLE_VNET_MAX];
-	struct voff_vnet_cfg vc = { .order = VOFF_VNET_NATIVE };
 	struct vec_frames in = { 0 }, out = { 0 };
 	json_object *c, *arr, *e;
 	struct voff_vnet_hdr h;
@@ -423,10 +421,7 @@ static void gso_one(const struct gso_case *g)
 	gso_oracle_setup(g->csum_on);
 	if (g->s.tun)
 		gso_oracle_setup_tap();
-	vlen = gso_oracle_send(&g->s, sbuf, BUF, &sb, &sp, vh);
-	vc.hdr_size = (uint8_t)vlen;
-	vc.tunnel = vlen == GSO_ORACLE_VNET_MAX;
-	CHECK_EQ(voff_vnet_hdr_read(&vc, vh, vlen, &h), (int)vlen);
+	vlen = gso_oracle_send(&g->s, sbuf, BUF, &sb, &sp, &h);
 	vec_frames_add(&in, sbuf, (uint32_t)sb.len);
 	while ((got = gso_oracle_capture(rbuf, BUF, 300)))
 		vec_frames_add(&out, rbuf, (uint32_t)got);
@@ -471,24 +466,43 @@ static void t_gso(void)
 /* ---- GRO ----------------------------------------------------------------- */
 
 /**
- * struct gro_batch - the frames of one GRO case and its device settings
+ * struct gro_batch - the frames of one GRO case
  * @f:		the segments (gro_util.h), in sending order
  * @n:		segments in @f
+ */
+struct gro_batch {
+	struct sp f[GRO_ORACLE_BATCH];
+	int n;
+};
+
+/**
+ * struct gro_case - one GRO vector: a flow of @n clean segments, @k
+ * changed ones, @m clean ones again (or, with @make, frames of its own)
+ * @name:	directory name
+ * @desc:	what it shows
+ * @v6:		the flow is IPv6 (else IPv4)
+ * @udp:	the flow is UDP (else TCP)
+ * @base:	applied to the flow before it starts (NULL: none)
+ * @n:		clean segments first
+ * @change:	applied to each of the next @k segments (NULL: none)
+ * @k:		changed segments
+ * @m:		clean segments after them
  * @gro_max_size: vb's gro_max_size (0: the default, 65536)
+ * @make:	builds the frames instead (several flows, a retransmission)
  *
  * vb always has rx-udp-gro-forwarding on.  With it off, the kernel still
  * verifies a UDP frame's checksum and delivers it DATA_VALID, where voff's
  * engine with no_udp hands it back unverified: no vector shows that case.
  */
-struct gro_batch {
-	struct sp f[GRO_ORACLE_BATCH];
-	int n;
-	unsigned int gro_max_size;
-};
-
 struct gro_case {
 	const char *name;
 	const char *desc;
+	bool v6, udp;
+	void (*base)(struct sp *s);
+	int n;
+	void (*change)(struct sp *s);
+	int k, m;
+	unsigned int gro_max_size;
 	void (*make)(struct gro_batch *b);
 };
 
@@ -504,310 +518,71 @@ static struct sp flow(bool v6, bool udp, int idx)
 	return s;
 }
 
-/* Append the next @n segments of @s; it moves on (seq, ID, UDP bytes). */
-static void put(struct gro_batch *b, struct sp *s, int n)
+/*
+ * Append the next @n segments of @s, each passed through @change first
+ * (NULL: none); @s moves on (sequence by each segment's payload, ID, UDP
+ * bytes).
+ */
+static void put(struct gro_batch *b, struct sp *s, int n,
+		void (*change)(struct sp *s))
 {
 	for (int i = 0; i < n; i++) {
+		struct sp t = *s;
+
+		if (change)
+			change(&t);
 		CHECK_LT(b->n, GRO_ORACLE_BATCH);
-		b->f[b->n++] = *s;
+		b->f[b->n++] = t;
 		if (!s->udp)
-			s->seq += s->len;
+			s->seq += t.len;
 		s->id++;
 		s->seed++;
 	}
 }
 
-static void g_tcp4_merge(struct gro_batch *b)
+static void c_short(struct sp *s) { s->len = 200; }
+static void c_long(struct sp *s) { s->len = 700; }
+static void c_empty(struct sp *s) { s->len = 0; }
+static void c_psh(struct sp *s) { s->flags = TF_ACK | TF_PSH; }
+static void c_fin(struct sp *s) { s->flags = TF_ACK | TF_FIN; }
+static void c_urg(struct sp *s) { s->flags = TF_ACK | TF_URG; }
+static void c_cwr(struct sp *s) { s->flags = TF_ACK | TF_CWR; }
+static void c_ece(struct sp *s) { s->flags = TF_ACK | TF_ECE; }
+static void c_win(struct sp *s) { s->win = 2000; }
+static void c_ack(struct sp *s) { s->ack += 1000; }
+static void c_ts(struct sp *s)
 {
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 6);
+	s->tcpopt = 12;
+	s->tsval = 7;
 }
 
-static void g_tcp4_short_last(struct gro_batch *b)
+static void c_tsval(struct sp *s) { s->tsval++; }
+static void c_ttl(struct sp *s) { s->ttl = 31; }
+static void c_tos_ce(struct sp *s) { s->tos = 3; }
+static void c_tclass(struct sp *s) { s->tos = 0x20; }
+static void c_no_df(struct sp *s) { s->df = false; }
+static void c_id_fixed(struct sp *s) { s->id = 0x4242; }
+static void c_id_fixed_no_df(struct sp *s)
 {
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 3);
-	a.len = 200;
-	put(b, &a, 1);
-	a.len = 500;
-	put(b, &a, 2);
+	c_id_fixed(s);
+	c_no_df(s);
 }
 
-static void g_tcp4_longer(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 2);
-	a.len = 700;
-	put(b, &a, 1);
-	a.len = 500;
-	put(b, &a, 2);
-}
-
-/* @n clean segments, then @k with @flags, then @m clean ones. */
-static void flagged(struct gro_batch *b, bool v6, int n, uint16_t flags,
-		    int k, int m)
-{
-	struct sp a = flow(v6, false, 0);
-
-	put(b, &a, n);
-	a.flags = (uint8_t)flags;
-	put(b, &a, k);
-	a.flags = 0;
-	put(b, &a, m);
-}
-
-static void g_tcp4_psh(struct gro_batch *b)
-{
-	flagged(b, false, 2, ACK | PSH, 1, 2);
-}
-
-static void g_tcp4_fin(struct gro_batch *b)
-{
-	flagged(b, false, 3, ACK | TF_FIN, 1, 0);
-}
-
-static void g_tcp4_urg(struct gro_batch *b)
-{
-	flagged(b, false, 2, ACK | TF_URG, 1, 2);
-}
-
-static void g_tcp4_cwr(struct gro_batch *b)
-{
-	flagged(b, false, 2, ACK | TF_CWR, 1, 3);
-}
-
-static void g_tcp4_ece(struct gro_batch *b)
-{
-	flagged(b, false, 2, ACK | TF_ECE, 4, 0);
-}
-
-static void g_tcp4_pure_ack(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 3);
-	a.len = 0;
-	put(b, &a, 1);
-	a.len = 500;
-	put(b, &a, 2);
-}
-
-static void g_tcp4_window(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 3);
-	a.win = 2000;
-	put(b, &a, 3);
-}
-
-static void g_tcp4_ack(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 2);
-	a.ack += 1000;
-	put(b, &a, 4);
-}
-
-static void g_tcp4_tsval(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	a.tcpopt = 12;
-	a.tsval = 7;
-	put(b, &a, 3);
-	a.tsval++;
-	put(b, &a, 3);
-}
-
-static void g_tcp4_ttl(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 2);
-	a.ttl = 31;
-	put(b, &a, 4);
-}
-
-static void g_tcp4_tos(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 3);
-	a.tos = 3;
-	put(b, &a, 3);
-}
-
-static void g_tcp4_df(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 2);
-	a.df = false;
-	put(b, &a, 4);
-}
-
-/* Six segments sharing IPv4 ID 0x4242, with or without DF. */
-static void fixed_id(struct gro_batch *b, bool df)
-{
-	struct sp a = flow(false, false, 0);
-
-	a.df = df;
-	put(b, &a, 6);
-	for (int i = 0; i < b->n; i++)
-		b->f[i].id = 0x4242;
-}
-
-static void g_tcp4_fixed_id(struct gro_batch *b)
-{
-	fixed_id(b, true);
-}
-
-static void g_tcp4_fixed_id_no_df(struct gro_batch *b)
-{
-	fixed_id(b, false);
-}
-
-static void g_tcp4_id_jump(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 3);
-	a.id = (uint16_t)(a.id + 3);
-	put(b, &a, 3);
-}
-
-static void g_tcp4_ip_options(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 2);
-	a.ipopt = 4;
-	put(b, &a, 1);
-	a.ipopt = 0;
-	put(b, &a, 3);
-}
-
-static void g_tcp4_bad_csum(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 2);
-	a.bad_csum = true;
-	put(b, &a, 1);
-	a.bad_csum = false;
-	put(b, &a, 3);
-}
-
-static void g_tcp4_seq_gap(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	put(b, &a, 3);
-	a.seq += 100;
-	put(b, &a, 3);
-}
+static void c_id_jump(struct sp *s) { s->id = (uint16_t)(s->id + 3); }
+static void c_ipopt(struct sp *s) { s->ipopt = 4; }
+static void c_bad_csum(struct sp *s) { s->bad_csum = true; }
+static void c_seq_gap(struct sp *s) { s->seq += 100; }
+static void c_dstopts(struct sp *s) { s->ext_len = 8; }
 
 static void g_tcp4_retransmit(struct gro_batch *b)
 {
 	struct sp a = flow(false, false, 0);
 	struct sp again;
 
-	put(b, &a, 3);
+	put(b, &a, 3, NULL);
 	again = b->f[1];
-	put(b, &again, 1);
-	put(b, &a, 2);
-}
-
-static void g_tcp4_max_size_fits(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	b->gro_max_size = 2041;
-	put(b, &a, 8);
-}
-
-static void g_tcp4_max_size_splits(struct gro_batch *b)
-{
-	struct sp a = flow(false, false, 0);
-
-	b->gro_max_size = 2040;
-	put(b, &a, 8);
-}
-
-static void g_tcp6_merge(struct gro_batch *b)
-{
-	struct sp a = flow(true, false, 0);
-
-	put(b, &a, 5);
-}
-
-static void g_tcp6_hop_limit(struct gro_batch *b)
-{
-	struct sp a = flow(true, false, 0);
-
-	put(b, &a, 2);
-	a.ttl = 31;
-	put(b, &a, 3);
-}
-
-static void g_tcp6_tclass(struct gro_batch *b)
-{
-	struct sp a = flow(true, false, 0);
-
-	put(b, &a, 2);
-	a.tos = 0x20;
-	put(b, &a, 3);
-}
-
-static void g_tcp6_dstopts(struct gro_batch *b)
-{
-	struct sp a = flow(true, false, 0);
-
-	a.ext_len = 8;
-	put(b, &a, 5);
-}
-
-static void g_tcp6_psh(struct gro_batch *b)
-{
-	flagged(b, true, 2, ACK | PSH, 1, 2);
-}
-
-/* UDP: @n datagrams, @k of @len bytes, @m more of the first size. */
-static void udp_sizes(struct gro_batch *b, bool v6, int n, uint32_t len,
-		      int k, int m)
-{
-	struct sp a = flow(v6, true, 0);
-
-	put(b, &a, n);
-	a.len = len;
-	put(b, &a, k);
-	a.len = 500;
-	put(b, &a, m);
-}
-
-static void g_udp4_merge(struct gro_batch *b)
-{
-	udp_sizes(b, false, 5, 500, 0, 0);
-}
-
-static void g_udp4_short_last(struct gro_batch *b)
-{
-	udp_sizes(b, false, 3, 200, 1, 2);
-}
-
-static void g_udp4_larger(struct gro_batch *b)
-{
-	udp_sizes(b, false, 2, 700, 1, 2);
-}
-
-static void g_udp6_merge(struct gro_batch *b)
-{
-	udp_sizes(b, true, 5, 500, 0, 0);
+	put(b, &again, 1, NULL);
+	put(b, &a, 2, NULL);
 }
 
 static void g_three_flows(struct gro_batch *b)
@@ -817,22 +592,20 @@ static void g_three_flows(struct gro_batch *b)
 
 	for (int r = 0; r < 4; r++)
 		for (int i = 0; i < 3; i++)
-			put(b, &f[i], 1);
+			put(b, &f[i], 1, NULL);
 }
 
 static void g_two_flows_psh(struct gro_batch *b)
 {
 	struct sp a = flow(false, false, 0), c = flow(false, false, 1);
 
-	put(b, &a, 1);
-	put(b, &c, 1);
-	put(b, &a, 1);
-	c.flags = ACK | PSH;
-	put(b, &c, 1);
-	c.flags = 0;
-	put(b, &a, 1);
-	put(b, &c, 1);
-	put(b, &a, 1);
+	put(b, &a, 1, NULL);
+	put(b, &c, 1, NULL);
+	put(b, &a, 1, NULL);
+	put(b, &c, 1, c_psh);
+	put(b, &a, 1, NULL);
+	put(b, &c, 1, NULL);
+	put(b, &a, 1, NULL);
 }
 
 static void g_nine_flows_evict(struct gro_batch *b)
@@ -843,99 +616,154 @@ static void g_nine_flows_evict(struct gro_batch *b)
 		f[i] = flow(false, false, i);
 	for (int r = 0; r < 2; r++)
 		for (int i = 0; i < 8; i++)
-			put(b, &f[i], 1);
-	put(b, &f[8], 2);
+			put(b, &f[i], 1, NULL);
+	put(b, &f[8], 2, NULL);
 }
+
+/* The frames of @g. */
+static void gro_make(const struct gro_case *g, struct gro_batch *b)
+{
+	struct sp a = flow(g->v6, g->udp, 0);
+
+	b->n = 0;
+	if (g->make) {
+		g->make(b);
+		return;
+	}
+	if (g->base)
+		g->base(&a);
+	put(b, &a, g->n, NULL);
+	put(b, &a, g->k, g->change);
+	put(b, &a, g->m, NULL);
+}
+
+#define T4 .v6 = false, .udp = false
+#define T6 .v6 = true, .udp = false
+#define U4 .v6 = false, .udp = true
+#define U6 .v6 = true, .udp = true
+/* A flow of family @fam (T4 ...): see struct gro_case. */
+#define FLOW(fam, base_, n_, change_, k_, m_)                                \
+	fam, .base = base_, .n = n_, .change = change_, .k = k_, .m = m_
 
 static const struct gro_case gro_cases[] = {
 	{ "tcp4_merge", "six 500-byte TCP/IPv4 segments merge into one "
-	  "super-packet (gso_size 500)", g_tcp4_merge },
+	  "super-packet (gso_size 500)",
+	  FLOW(T4, NULL, 6, NULL, 0, 0) },
 	{ "tcp4_short_last", "a 200-byte segment joins the train and ends "
-	  "it; the next two start a new one", g_tcp4_short_last },
+	  "it; the next two start a new one",
+	  FLOW(T4, NULL, 3, c_short, 1, 2) },
 	{ "tcp4_longer", "a 700-byte segment after two of 500 does not "
 	  "join: it starts a new train (gso_size 700) that the next, "
-	  "smaller, segment joins and ends", g_tcp4_longer },
+	  "smaller, segment joins and ends",
+	  FLOW(T4, NULL, 2, c_long, 1, 2) },
 	{ "tcp4_psh", "PSH on the third segment: it joins, the train is "
-	  "flushed with PSH; the last two merge anew", g_tcp4_psh },
+	  "flushed with PSH; the last two merge anew",
+	  FLOW(T4, NULL, 2, c_psh, 1, 2) },
 	{ "tcp4_fin", "FIN on the fourth and last segment: it joins and the "
-	  "merged header carries FIN", g_tcp4_fin },
+	  "merged header carries FIN",
+	  FLOW(T4, NULL, 3, c_fin, 1, 0) },
 	{ "tcp4_urg", "URG on the third segment: never merged or held; the "
-	  "train before it is flushed first", g_tcp4_urg },
+	  "train before it is flushed first",
+	  FLOW(T4, NULL, 2, c_urg, 1, 2) },
 	{ "tcp4_cwr", "CWR on the third segment (6.18.44): it does not join "
 	  "the train before it, and as a head it takes no followers",
-	  g_tcp4_cwr },
+	  FLOW(T4, NULL, 2, c_cwr, 1, 3) },
 	{ "tcp4_ece", "ECE from the third segment on: the flag word differs, "
-	  "so two trains", g_tcp4_ece },
+	  "so two trains",
+	  FLOW(T4, NULL, 2, c_ece, 4, 0) },
 	{ "tcp4_pure_ack", "a pure ACK (no payload) after three segments: "
-	  "never held; the train is flushed before it", g_tcp4_pure_ack },
+	  "never held; the train is flushed before it",
+	  FLOW(T4, NULL, 3, c_empty, 1, 2) },
 	{ "tcp4_window", "the window changes at the fourth segment (the "
-	  "compared flag word includes it): two trains", g_tcp4_window },
+	  "compared flag word includes it): two trains",
+	  FLOW(T4, NULL, 3, c_win, 3, 0) },
 	{ "tcp4_ack", "the ACK number moves at the third segment: two "
-	  "trains", g_tcp4_ack },
+	  "trains",
+	  FLOW(T4, NULL, 2, c_ack, 4, 0) },
 	{ "tcp4_tsval", "timestamps; TSval moves at the fourth segment: "
-	  "option bytes differ, two trains", g_tcp4_tsval },
+	  "option bytes differ, two trains",
+	  FLOW(T4, c_ts, 3, c_tsval, 3, 0) },
 	{ "tcp4_ttl", "the TTL changes at the third segment: two trains",
-	  g_tcp4_ttl },
+	  FLOW(T4, NULL, 2, c_ttl, 4, 0) },
 	{ "tcp4_tos", "the TOS byte's ECN bits become CE at the fourth "
-	  "segment: two trains", g_tcp4_tos },
+	  "segment: two trains",
+	  FLOW(T4, NULL, 3, c_tos_ce, 3, 0) },
 	{ "tcp4_df", "DF is cleared from the third segment on: two trains",
-	  g_tcp4_df },
+	  FLOW(T4, NULL, 2, c_no_df, 4, 0) },
 	{ "tcp4_fixed_id", "every segment has IPv4 ID 0x4242 and DF: the "
-	  "second segment chooses fixed IDs, all six merge", g_tcp4_fixed_id },
+	  "second segment chooses fixed IDs, all six merge",
+	  FLOW(T4, NULL, 0, c_id_fixed, 6, 0) },
 	{ "tcp4_fixed_id_no_df", "fixed IPv4 IDs without DF merge too on "
-	  "6.18 (6.12 wanted DF)", g_tcp4_fixed_id_no_df },
+	  "6.18 (6.12 wanted DF)",
+	  FLOW(T4, NULL, 0, c_id_fixed_no_df, 6, 0) },
 	{ "tcp4_id_jump", "the IPv4 ID jumps by 4 at the fourth segment: "
-	  "neither fixed nor incrementing, two trains", g_tcp4_id_jump },
+	  "neither fixed nor incrementing, two trains",
+	  FLOW(T4, NULL, 3, c_id_jump, 3, 0) },
 	{ "tcp4_ip_options", "the third segment has IPv4 options: the "
 	  "kernel delivers it at once, ahead of the train it interrupts; "
 	  "voff flushes that train first (voff.agrees: reordered)",
-	  g_tcp4_ip_options },
+	  FLOW(T4, NULL, 2, c_ipopt, 1, 3) },
 	{ "tcp4_bad_csum", "the third segment has a bad TCP checksum: "
 	  "delivered unverified and, by the kernel, ahead of the train "
-	  "before it (voff flushes that train first)", g_tcp4_bad_csum },
+	  "before it (voff flushes that train first)",
+	  FLOW(T4, NULL, 2, c_bad_csum, 1, 3) },
 	{ "tcp4_seq_gap", "a 100-byte hole in the sequence at the fourth "
-	  "segment: two trains", g_tcp4_seq_gap },
+	  "segment: two trains",
+	  FLOW(T4, NULL, 3, c_seq_gap, 3, 0) },
 	{ "tcp4_retransmit", "the second segment comes again after the "
 	  "third (out of order): it cannot join; nor can the fourth join "
-	  "it", g_tcp4_retransmit },
+	  "it",
+	  .make = g_tcp4_retransmit },
 	{ "tcp4_max_size_fits", "gro_max_size 2041: four segments make a "
 	  "2040-byte IP datagram, just below the limit; two trains of four",
-	  g_tcp4_max_size_fits },
+	  FLOW(T4, NULL, 8, NULL, 0, 0), .gro_max_size = 2041 },
 	{ "tcp4_max_size_splits", "gro_max_size 2040: a 2040-byte datagram "
-	  "reaches the limit, so trains of three", g_tcp4_max_size_splits },
-	{ "tcp6_merge", "five TCP/IPv6 segments merge", g_tcp6_merge },
+	  "reaches the limit, so trains of three",
+	  FLOW(T4, NULL, 8, NULL, 0, 0),
+	  .gro_max_size = 2040 },
+	{ "tcp6_merge", "five TCP/IPv6 segments merge",
+	  FLOW(T6, NULL, 5, NULL, 0, 0) },
 	{ "tcp6_hop_limit", "the hop limit changes at the third segment: two "
-	  "trains", g_tcp6_hop_limit },
+	  "trains",
+	  FLOW(T6, NULL, 2, c_ttl, 3, 0) },
 	{ "tcp6_tclass", "the traffic class changes at the third segment: "
-	  "two trains", g_tcp6_tclass },
+	  "two trains",
+	  FLOW(T6, NULL, 2, c_tclass, 3, 0) },
 	{ "tcp6_dstopts", "identical 8-byte destination options on every "
-	  "segment: they merge", g_tcp6_dstopts },
+	  "segment: they merge",
+	  FLOW(T6, c_dstopts, 5, NULL, 0, 0) },
 	{ "tcp6_psh", "TCP/IPv6, PSH on the third segment: joins and "
-	  "flushes", g_tcp6_psh },
+	  "flushes",
+	  FLOW(T6, NULL, 2, c_psh, 1, 2) },
 	{ "udp4_merge", "five 500-byte UDP/IPv4 datagrams (rx-udp-gro-"
-	  "forwarding on) become one GSO_UDP_L4 super-packet", g_udp4_merge },
+	  "forwarding on) become one GSO_UDP_L4 super-packet",
+	  FLOW(U4, NULL, 5, NULL, 0, 0) },
 	{ "udp4_short_last", "a 200-byte datagram joins and ends the train",
-	  g_udp4_short_last },
+	  FLOW(U4, NULL, 3, c_short, 1, 2) },
 	{ "udp4_larger", "a 700-byte datagram after two of 500 starts a new "
-	  "train that the next, smaller, one joins and ends", g_udp4_larger },
-	{ "udp6_merge", "five UDP/IPv6 datagrams merge", g_udp6_merge },
+	  "train that the next, smaller, one joins and ends",
+	  FLOW(U4, NULL, 2, c_long, 1, 2) },
+	{ "udp6_merge", "five UDP/IPv6 datagrams merge",
+	  FLOW(U6, NULL, 5, NULL, 0, 0) },
 	{ "three_flows", "TCP/IPv4, TCP/IPv6 and UDP/IPv4 flows interleaved: "
-	  "each merges on its own; flushed oldest flow first", g_three_flows },
+	  "each merges on its own; flushed oldest flow first",
+	  .make = g_three_flows },
 	{ "two_flows_psh", "two interleaved TCP flows; PSH on the second "
 	  "flow's second segment flushes that flow mid-batch, ahead of the "
-	  "older one", g_two_flows_psh },
+	  "older one",
+	  .make = g_two_flows_psh },
 	{ "nine_flows_evict", "nine flows in one bucket of eight: the ninth "
 	  "evicts the oldest (flow 0, already two segments)",
-	  g_nine_flows_evict },
+	  .make = g_nine_flows_evict },
 };
 
-/* vb's gro_max_size for @b (NULL: back to the default). */
-static void gro_settings(const struct gro_batch *b)
+/* vb's gro_max_size for @g (NULL: back to the default). */
+static void gro_settings(const struct gro_case *g)
 {
 	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd), "ip link set dev vb gro_max_size %u",
-		 b && b->gro_max_size ? b->gro_max_size : 65536);
+		 g && g->gro_max_size ? g->gro_max_size : 65536);
 	CHECK_MSG(system(cmd) == 0, "failed: %s", cmd);
 }
 
@@ -989,11 +817,12 @@ static const char *gro_csum_name(uint8_t flags)
 	return "unverified";
 }
 
-static json_object *gro_params(const struct gro_batch *b)
+static json_object *gro_params(const struct gro_case *g,
+			       const struct gro_batch *b)
 {
 	json_object *p = json_object_new_object();
 	json_object *v = json_object_new_object();
-	unsigned int gms = b->gro_max_size ? b->gro_max_size : 65536;
+	unsigned int gms = g->gro_max_size ? g->gro_max_size : 65536;
 
 	json_object_object_add(p, "gro_max_size", json_object_new_int(
 		(int)gms));
@@ -1026,17 +855,17 @@ static void gro_one(struct gro_oracle *ko, const struct gro_case *g)
 	static uint8_t frames[GRO_ORACLE_BATCH][2048];
 	uint32_t lens[GRO_ORACLE_BATCH];
 	struct vec_frames in = { 0 }, out = { 0 };
-	struct gro_batch b = { .n = 0 };
+	static struct gro_batch b;
 	json_object *c, *arr;
 	char dir[4096];
 
-	g->make(&b);
+	gro_make(g, &b);
 	for (int i = 0; i < b.n; i++) {
 		lens[i] = (uint32_t)sp_build(&b.f[i], frames[i], 2048);
 		CHECK_GT(lens[i], 0);
 		vec_frames_add(&in, frames[i], lens[i]);
 	}
-	gro_settings(&b);
+	gro_settings(g);
 	gro_stable(ko, frames, lens, b.n, g->name);
 	gro_settings(NULL);
 	for (int i = 0; i < k->n; i++)
@@ -1046,7 +875,7 @@ static void gro_one(struct gro_oracle *ko, const struct gro_case *g)
 	write_pcap(dir, "in.pcap", &in);
 	write_pcap(dir, "out.pcap", &out);
 	c = case_new(g->name, "gro", g->desc, gro_oracle_text);
-	json_object_object_add(c, "params", gro_params(&b));
+	json_object_object_add(c, "params", gro_params(g, &b));
 	arr = json_object_new_array();
 	for (int i = 0; i < in.n; i++) {
 		json_object *e = frame_entry(i, l4_csum(in.d[i], in.len[i]),

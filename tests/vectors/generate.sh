@@ -40,4 +40,6 @@ rm -rf "$here/gso" "$here/gro" || die "cannot remove the old vectors"
 mv "$tmp/gso" "$tmp/gro" "$here/" ||
 	die "cannot move the new vectors into $here"
 n=$(find "$here/gso" "$here/gro" -name case.json | wc -l)
-echo "generate.sh: $n cases, $(du -sh --apparent-size "$here" | cut -f1) in $here"
+bytes=$(find "$here/gso" "$here/gro" -type f -printf '%s\n' |
+	awk '{ s += $1 } END { print s }')
+echo "generate.sh: $n cases, $bytes bytes in $here/gso and $here/gro"
