@@ -180,24 +180,24 @@ struct voff_udp_info {
  * grows.
  */
 #define VOFF_UDP_STATS_MAP(X)                                                \
-	X(tx_calls, "sendmmsg() system calls made")                          \
-	X(tx_msgs, "messages sent (a train or a lone datagram each)")        \
-	X(tx_trains, "of those, trains of 2 or more datagrams (UDP_SEGMENT)") \
+	X(tx_calls, "sendmmsg() calls")                                      \
+	X(tx_msgs, "messages sent: a train or a lone datagram each")         \
+	X(tx_trains, "of those, trains of 2+ datagrams (UDP_SEGMENT)")       \
 	X(tx_datagrams, "datagrams sent")                                    \
-	X(tx_bytes, "payload bytes of the datagrams sent")                   \
-	X(tx_dropped, "datagrams the kernel refused: not sent")              \
-	X(tx_gso_pkts, "super-packets cut into datagrams by voff's GSO")     \
-	X(rx_calls, "recvmmsg() system calls made")                          \
-	X(rx_msgs, "messages received (a train or a lone datagram each)")    \
-	X(rx_trains, "of those, trains of 2 or more datagrams (UDP_GRO)")    \
+	X(tx_bytes, "their payload bytes")                                   \
+	X(tx_dropped, "datagrams refused by the kernel, not sent")           \
+	X(tx_gso_pkts, "super-packets cut by voff's GSO")                    \
+	X(rx_calls, "recvmmsg() calls")                                      \
+	X(rx_msgs, "messages received: a train or a lone datagram each")     \
+	X(rx_trains, "of those, trains of 2+ datagrams (UDP_GRO)")           \
 	X(rx_datagrams, "datagrams received")                                \
-	X(rx_bytes, "payload bytes received")                                \
-	X(rx_dropped, "messages dropped: truncated to the buffer")           \
-	X(rx_errors, "errors the socket reported on receive (ICMP)")         \
-	X(fallback_gso_probe, "1: no UDP_SEGMENT at open, trains are cut here") \
-	X(fallback_gro_probe, "1: no UDP_GRO at open, datagrams come singly") \
-	X(fallback_gso_eio, "trains refused with EIO: GSO off from the first") \
-	X(fallback_train, "trains refused for their shape, sent singly")
+	X(rx_bytes, "their payload bytes")                                   \
+	X(rx_dropped, "messages dropped: longer than a buffer")              \
+	X(rx_errors, "errors reported on receive (ICMP)")                    \
+	X(fallback_gso_probe, "1: no UDP_SEGMENT at open, no trains sent")   \
+	X(fallback_gro_probe, "1: no UDP_GRO at open, no trains received")   \
+	X(fallback_gso_eio, "trains refused with EIO: no trains after them") \
+	X(fallback_train, "trains refused for their shape, resent singly")
 
 /**
  * struct voff_udp_stats - a socket's counters, one uint64_t per entry of

@@ -202,7 +202,7 @@ static unsigned int send_msgs(struct voff_udp *u, unsigned int m,
 			      unsigned int n, unsigned int *single_end)
 {
 	struct udp_tx *tx = u->tx;
-	int flags = u->flags & VOFF_UDP_F_NONBLOCK ? MSG_DONTWAIT : 0;
+	int flags = (u->flags & VOFF_UDP_F_NONBLOCK) ? MSG_DONTWAIT : 0;
 
 	while (m < n) {
 		int r = u->sendmmsg(u->fd, tx->msg + m, n - m, flags);
@@ -400,7 +400,7 @@ static int add_super(struct voff_udp *u, const struct voff_pkt *pkt)
 	if (n < 0)
 		return n;
 	tx->slots_used += info.segs * slot;
-	/* Each view used its own two entries; close the gaps of 1-entry ones. */
+	/* Each view had two entries: close the gaps of 1-entry ones. */
 	for (int i = 0; i < n; i++) {
 		const struct voff_sg *sg = &tx->sg[i];
 

@@ -528,7 +528,7 @@ static void t_no_gso_gro(void)
 	st = stats(rx);
 	CHECK_EQ(st.rx_msgs, 300);
 	CHECK_EQ(st.rx_trains, 0);
-	CHECK_GE(st.rx_calls, (300 + VOFF_UDP_RX_BATCH - 1) / VOFF_UDP_RX_BATCH);
+	CHECK_GE(st.rx_calls, 300 / VOFF_UDP_RX_BATCH);
 	voff_udp_close(tx);
 	voff_udp_close(rx);
 	got_free(g);
@@ -917,8 +917,9 @@ static void t_unconnected(void)
 	CHECK_EQ(voff_udp_send(tx, &v, 1, 1000, &ri.local), 3);
 	voff_batch_init(&b);
 	for (int i = 0; i < 100 && !b.n; i++) {
-		poll(&(struct pollfd){ .fd = voff_udp_fd(rx), .events = POLLIN },
-		     1, 20);
+		struct pollfd pf = { .fd = voff_udp_fd(rx), .events = POLLIN };
+
+		poll(&pf, 1, 20);
 		CHECK_GE(voff_udp_recv(rx, &b, from), 0);
 	}
 	CHECK_EQ(b.n, 1);
