@@ -130,9 +130,12 @@ union voff_udp_addr {
  *		hold one each until freed
  * @rx_batch:	messages one voff_udp_recv() reads at most (0 =
  *		VOFF_UDP_RX_BATCH; 1 .. VOFF_BATCH_MAX)
- * @sndbuf:	SO_SNDBUF in bytes (0 = the kernel's default)
- * @rcvbuf:	SO_RCVBUF in bytes (0 = the kernel's default); a receiver
- *		of trains wants several MB
+ * @sndbuf:	send buffer in bytes (0 = the kernel's default): set with
+ *		SO_SNDBUFFORCE when the caller has CAP_NET_ADMIN, else with
+ *		SO_SNDBUF, which net.core.wmem_max caps
+ * @rcvbuf:	receive buffer in bytes (0 = the kernel's default), the same
+ *		way (SO_RCVBUFFORCE, SO_RCVBUF up to net.core.rmem_max); a
+ *		receiver of trains wants several MB
  *
  * Zero-initialise and set what you need.  @local and @remote must have
  * the same family when both are set.

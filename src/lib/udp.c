@@ -142,6 +142,17 @@ static int set_int(int fd, int level, int opt, int val)
 }
 
 /*
+ * A buffer size: past net.core.[rw]mem_max when the caller may
+ * (CAP_NET_ADMIN), else as far as the limit allows, as wireguard-go does.
+ */
+static int set_buf(int fd, int force, int opt, int val)
+{
+	if (!set_int(fd, SOL_SOCKET, force, val))
+		return 0;
+	return set_int(fd, SOL_SOCKET, opt, val);
+}
+
+/*
  * UDP_SEGMENT with size 0 only says "no default segmentation", and
  * UDP_GRO 1 turns receive coalescing on: a kernel without the options
  * answers ENOPROTOOPT, and the socket does without them.
@@ -179,9 +190,9 @@ static int setup(struct voff_udp *u, const struct voff_udp_cfg *cfg)
 	int err = 0;
 
 	if (cfg->sndbuf)
-		err = set_int(u->fd, SOL_SOCKET, SO_SNDBUF, cfg->sndbuf);
+		err = set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
 	if (!err && cfg->rcvbuf)
-		err = set_int(u->fd, SOL_SOCKET, SO_RCVBUF, cfg->rcvbuf);
+		err = set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
 	if (!err && (cfg->flags & VOFF_UDP_F_REUSEADDR))
 		err = set_int(u->fd, SOL_SOCKET, SO_REUSEADDR, 1);
 	if (err)
