@@ -352,9 +352,10 @@ int voff_udp_send_sg(struct voff_udp *u, const struct voff_sg *dgrams,
  * whole inside the datagrams.  A plain frame with VOFF_CSUM_PARTIAL gets
  * its checksum completed in place first (voff_pkt_csum_complete()): no
  * receiver could complete it.  Super-packets need the offsets
- * voff_pkt_parse() sets (ports set them); one of more than
- * VOFF_UDP_TX_DGRAMS segments, or one GSO refuses (VOFF_E_GSO_*), counts
- * as one dropped datagram and gives its error.  Runs of equal-length
+ * voff_pkt_parse() sets (ports set them); one GSO refuses (VOFF_E_GSO_*),
+ * or of more than VOFF_UDP_TX_DGRAMS segments, or whose segments' headers
+ * take more than 256 KiB together (-EMSGSIZE), counts as one dropped
+ * datagram and gives its error.  Runs of equal-length
  * segments and frames go out as trains, across frame boundaries.
  *
  * Return: as the common contract above, counting datagrams (segments).

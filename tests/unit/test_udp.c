@@ -626,6 +626,69 @@ static void t_eio_fallback(void)
 	free(p);
 }
 
+static int seen_flags;
+
+/* A full socket buffer on every message (as with VOFF_UDP_F_NONBLOCK). */
+static int full_sendmmsg(int fd, struct mmsghdr *m, unsigned int n,
+			 int flags)
+{
+	(void)fd;
+	(void)m;
+	(void)n;
+	seen_flags |= flags;
+	errno = EAGAIN;
+	return -1;
+}
+
+/* Any other error drops the message's datagrams, and the next goes on. */
+static void t_nonblock_drop(void)
+{
+	struct voff_udp_cfg c = { .flags = VOFF_UDP_F_NONBLOCK };
+	struct voff_udp *u;
+	uint8_t p[3000] = { 0 };
+	struct iovec v[2] = { { p, 3000 }, { p, 500 } };
+	struct voff_udp_stats st;
+
+	loopback(&c.remote, AF_INET);
+	c.remote.in4.sin_port = htons(9);
+	CHECK_OK(voff_udp_open(&u, &c));
+	voff__udp_set_sendmmsg(u, full_sendmmsg);
+	/* One train [1000 1000 1000 500], refused. */
+	CHECK_EQ(voff_udp_send(u, v, 2, 1000, NULL), -EAGAIN);
+	CHECK(seen_flags & MSG_DONTWAIT);
+	st = stats(u);
+	CHECK_EQ(st.tx_dropped, 4);
+	CHECK_EQ(st.tx_datagrams, 0);
+	CHECK_EQ(st.tx_calls, 1);
+	/* 3000 one-byte datagrams in 47 trains: each refused one is skipped. */
+	CHECK_EQ(voff_udp_send(u, v, 1, 1, NULL), -EAGAIN);
+	CHECK_EQ(voff_udp_send_sg(u, NULL, 0, NULL), 0); /* nothing to do */
+	st = stats(u);
+	CHECK_EQ(st.tx_dropped, 4 + 3000);
+	CHECK_EQ(st.tx_calls, 1 + 47); /* a call per refused train */
+	CHECK_EQ(st.fallback_train + st.fallback_gso_eio, 0);
+	voff_udp_close(u);
+}
+
+static void t_reuseaddr(void)
+{
+	struct voff_udp_cfg c = { 0 };
+	struct voff_udp *a, *b;
+	struct voff_udp_info info;
+
+	loopback(&c.local, AF_INET6);
+	CHECK_OK(voff_udp_open(&a, &c));
+	voff_udp_info(a, &info);
+	c.local = info.local;
+	CHECK_EQ(voff_udp_open(&b, &c), -EADDRINUSE);
+	voff_udp_close(a);
+	c.flags = VOFF_UDP_F_REUSEADDR;
+	CHECK_OK(voff_udp_open(&a, &c));
+	CHECK_OK(voff_udp_open(&b, &c));
+	voff_udp_close(a);
+	voff_udp_close(b);
+}
+
 /*
  * SO_NO_CHECK: the kernel refuses every train with EINVAL (udp_send_skb()),
  * the datagrams of each go out singly, the socket keeps trying trains.
@@ -1096,7 +1159,8 @@ CHECK_MAIN(CHECK_TEST(t_addr), CHECK_TEST(t_open_info),
 	   CHECK_TEST(t_train_limits), CHECK_TEST(t_max_train_whole),
 	   CHECK_TEST(t_random_vs_twin),
 	   CHECK_TEST(t_send_sg), CHECK_TEST(t_no_gso_gro),
-	   CHECK_TEST(t_eio_fallback), CHECK_TEST(t_train_refused),
+	   CHECK_TEST(t_eio_fallback), CHECK_TEST(t_nonblock_drop),
+	   CHECK_TEST(t_reuseaddr), CHECK_TEST(t_train_refused),
 	   CHECK_TEST(t_probe_fallback), CHECK_TEST(t_send_frames),
 	   CHECK_TEST(t_send_frames_bad), CHECK_TEST(t_recv_nobufs),
 	   CHECK_TEST(t_split), CHECK_TEST(t_unconnected),
