@@ -91,6 +91,21 @@ static void addr(union voff_udp_addr *a, bool rx, uint16_t port)
 		die("address", EINVAL);
 }
 
+/* Open @c for mode @m, or end the bench. */
+static struct voff_udp *open_or_die(struct voff_udp_cfg *c, enum mode m,
+				    const char *who)
+{
+	struct voff_udp *u;
+	int err;
+
+	if (m != TRAINS)
+		c->flags = VOFF_UDP_F_NO_GSO | VOFF_UDP_F_NO_GRO;
+	err = voff_udp_open(&u, c);
+	if (err)
+		die(who, -err);
+	return u;
+}
+
 static void sh(const char *cmd)
 {
 	if (system(cmd) != 0) {
@@ -139,14 +154,10 @@ static struct side receive(enum mode m, int ready)
 	static uint8_t buf[65536];
 	struct side s = { 0 };
 	struct voff_udp *u;
-	int err, fd;
+	int fd;
 
 	addr(&c.local, true, 7999);
-	if (m != TRAINS)
-		c.flags = VOFF_UDP_F_NO_GSO | VOFF_UDP_F_NO_GRO;
-	err = voff_udp_open(&u, &c);
-	if (err)
-		die("receiver", -err);
+	u = open_or_die(&c, m, "receiver");
 	fd = voff_udp_fd(u);
 	if (write(ready, "r", 1) != 1)
 		die("pipe", errno);
@@ -187,15 +198,11 @@ static struct side send_all(enum mode m, uint8_t *data)
 	uint64_t total = opt.mb << 20, sent = 0;
 	struct side s = { 0 };
 	struct voff_udp *u;
-	int err, fd;
+	int fd;
 
 	addr(&c.local, false, 0);
 	addr(&c.remote, true, 7999);
-	if (m != TRAINS)
-		c.flags = VOFF_UDP_F_NO_GSO | VOFF_UDP_F_NO_GRO;
-	err = voff_udp_open(&u, &c);
-	if (err)
-		die("sender", -err);
+	u = open_or_die(&c, m, "sender");
 	fd = voff_udp_fd(u);
 	while (sent < total) {
 		size_t n = opt.chunk;

@@ -254,12 +254,22 @@ static int tx_end(struct voff_udp *u)
 	return u->tx->err ? u->tx->err : (int)u->tx->sent;
 }
 
-/* Whether a send may go to @to.  Return: 0 or a negative errno. */
-static int check_to(const struct voff_udp *u, const union voff_udp_addr *to)
+/*
+ * Start a send call to @to (NULL: the connected peer), whose other
+ * arguments are valid when @args_ok.  Return: 0, or why nothing can be
+ * sent.
+ */
+static int tx_start(struct voff_udp *u, bool args_ok,
+		    const union voff_udp_addr *to)
 {
-	if (!to)
-		return u->connected ? 0 : -EDESTADDRREQ;
-	return to->sa.sa_family == u->family ? 0 : -EINVAL;
+	if (!u || !args_ok)
+		return -EINVAL;
+	if (!to && !u->connected)
+		return -EDESTADDRREQ;
+	if (to && to->sa.sa_family != u->family)
+		return -EINVAL;
+	tx_begin(u, to);
+	return 0;
 }
 
 /* ---- the three ways in --------------------------------------------------- */
@@ -318,18 +328,14 @@ int voff_udp_send(struct voff_udp *u, const struct iovec *iov,
 {
 	size_t total = 0, coff = 0;
 	unsigned int ci = 0;
-	int err;
+	int err = tx_start(u, iov || !iovcnt, to);
 
-	if (!u || (iovcnt && !iov))
-		return -EINVAL;
-	err = check_to(u, to);
 	if (err)
 		return err;
 	for (unsigned int i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
 	if (!seg || seg > total)
 		seg = total;
-	tx_begin(u, to);
 	do {
 		size_t len = total < seg ? total : seg;
 		unsigned int n = span(iov, iovcnt, ci, coff, len);
@@ -349,14 +355,10 @@ int voff_udp_send(struct voff_udp *u, const struct iovec *iov,
 int voff_udp_send_sg(struct voff_udp *u, const struct voff_sg *dgrams,
 		     unsigned int n, const union voff_udp_addr *to)
 {
-	int err;
+	int err = tx_start(u, dgrams || !n, to);
 
-	if (!u || (n && !dgrams))
-		return -EINVAL;
-	err = check_to(u, to);
 	if (err)
 		return err;
-	tx_begin(u, to);
 	for (unsigned int i = 0; i < n; i++) {
 		const struct voff_sg *sg = &dgrams[i];
 
@@ -435,17 +437,14 @@ static int add_plain(struct voff_udp *u, struct voff_pkt *pkt)
 int voff_udp_send_frames(struct voff_udp *u, struct voff_pkt *const *pkts,
 			 unsigned int n, const union voff_udp_addr *to)
 {
+	bool ok = pkts || !n;
 	int err;
 
-	if (!u || (n && !pkts))
-		return -EINVAL;
-	for (unsigned int i = 0; i < n; i++)
-		if (!pkts[i])
-			return -EINVAL;
-	err = check_to(u, to);
+	for (unsigned int i = 0; ok && i < n; i++)
+		ok = pkts[i] != NULL;
+	err = tx_start(u, ok, to);
 	if (err)
 		return err;
-	tx_begin(u, to);
 	for (unsigned int i = 0; i < n; i++) {
 		struct voff_pkt *pkt = pkts[i];
 

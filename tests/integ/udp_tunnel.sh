@@ -80,30 +80,12 @@ st() {
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"
 }
 
-# iperf_bytes CLIENT_NS SERVER_NS ADDR OUT [ARGS...] - one iperf3 run of
-# SIZE bytes (JSON in OUT), with its own one-shot server
-iperf_bytes() {
-	local cns=$1 sns=$2 addr=$3 out=$4 spid rc=1
-	shift 4
-	ip netns exec "$sns" iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
-	spid=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 0.2
-		ip netns exec "$cns" timeout 120 iperf3 -c "$addr" -p 5299 \
-			-n "$SIZE" -J "$@" >"$out" 2>&1 && { rc=0; break; }
-		grep -q "refused" "$out" || break
-	done
-	kill "$spid" 2>/dev/null
-	wait "$spid" 2>/dev/null
-	return $rc
-}
-
 # iperf CLIENT_NS ADDR NAME [ARGS...] - SIZE bytes by TCP; prints the bytes
 iperf() {
 	local c=$1 addr=$2 name=$3 s out=$LIB_TMP/iperf.json
 	shift 3
 	s=$([ "$c" = "$A" ] && echo "$B" || echo "$A")
-	if ! iperf_bytes "$c" "$s" "$addr" "$out" "$@"; then
+	if ! IPERF_PORT=5299 iperf_run "$c" "$s" "$addr" 0 "$out" -n "$SIZE" "$@"; then
 		echo "# $name: iperf3 failed: $(head -c 300 "$out")" >&2
 		echo 0
 		return

@@ -224,6 +224,17 @@ static uint8_t *pattern(size_t n)
 	return p;
 }
 
+/* Close a pair and free what a test received and sent (any may be NULL). */
+static void done(struct voff_udp *tx, struct voff_udp *rx, struct got *g,
+		 void *p)
+{
+	voff_udp_close(tx);
+	voff_udp_close(rx);
+	if (g)
+		got_free(g);
+	free(p);
+}
+
 /* ---- addresses and open -------------------------------------------------- */
 
 static void t_addr(void)
@@ -345,10 +356,7 @@ static void t_train(void)
 	CHECK_EQ(st.rx_datagrams, 11);
 	CHECK_EQ(st.rx_bytes, 10005);
 	CHECK_EQ(g->msgs, 1);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
-	free(p);
+	done(tx, rx, g, p);
 }
 
 /* Longer than 64 datagrams or max_train bytes: several messages, one call. */
@@ -385,10 +393,7 @@ static void t_train_limits(void)
 		CHECK_EQ(st.tx_calls, 1);
 		CHECK_EQ(st.tx_msgs, c[k].msgs);
 		CHECK_EQ(st.tx_datagrams, c[k].dgrams);
-		voff_udp_close(tx);
-		voff_udp_close(rx);
-		got_free(g);
-		free(p);
+		done(tx, rx, g, p);
 	}
 }
 
@@ -417,10 +422,7 @@ static void t_max_train_whole(void)
 		CHECK_EQ(stats(tx).tx_msgs, 3);
 		CHECK_EQ(stats(rx).rx_msgs, 3);
 		CHECK_MEM_EQ(g->buf + max, p, max + 1);
-		voff_udp_close(tx);
-		voff_udp_close(rx);
-		got_free(g);
-		free(p);
+		done(tx, rx, g, p);
 	}
 }
 
@@ -528,10 +530,7 @@ static void t_send_sg(void)
 	CHECK_EQ(st.tx_msgs, 5);
 	CHECK_EQ(st.tx_trains, 3);
 	CHECK_EQ(st.tx_calls, 1);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
-	free(p);
+	done(tx, rx, g, p);
 }
 
 /* Forced off: one datagram per message, still batched per call. */
@@ -561,10 +560,7 @@ static void t_no_gso_gro(void)
 	CHECK_EQ(st.rx_msgs, 300);
 	CHECK_EQ(st.rx_trains, 0);
 	CHECK_GE(st.rx_calls, 300 / VOFF_UDP_RX_BATCH);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
-	free(p);
+	done(tx, rx, g, p);
 }
 
 /* ---- fallbacks ----------------------------------------------------------- */
@@ -620,10 +616,7 @@ static void t_eio_fallback(void)
 	CHECK_MEM_EQ(g->buf + 27000, p, 20000);
 	for (unsigned int i = 1; i < 35; i++)
 		CHECK_EQ(g->lens[i], (i - 1) % 17 == 16 ? 800 : 1200);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
-	free(p);
+	done(tx, rx, g, p);
 }
 
 static int seen_flags;
@@ -719,10 +712,7 @@ static void t_train_refused(void)
 	CHECK_EQ(st.tx_msgs, 8);
 	voff_udp_info(tx, &info);
 	CHECK(info.gso);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
-	free(p);
+	done(tx, rx, g, p);
 }
 
 /* setsockopt(SOL_UDP, UDP_SEGMENT or UDP_GRO) fails as before Linux 4.18. */
@@ -780,10 +770,7 @@ static void t_probe_fallback(void)
 	st = stats(rx);
 	CHECK_EQ(st.fallback_gro_probe, 1);
 	CHECK_EQ(st.rx_msgs, 20);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
-	free(p);
+	done(tx, rx, g, p);
 }
 
 /* ---- frames and super-packets -------------------------------------------- */
@@ -890,9 +877,7 @@ static void t_send_frames_bad(void)
 	CHECK_EQ(stats(tx).tx_dropped, 1);
 	CHECK_EQ(stats(tx).tx_datagrams, 1);
 	CHECK_EQ(voff_udp_send_frames(tx, NULL, 1, NULL), -EINVAL);
-	voff_udp_close(tx);
-	voff_udp_close(rx);
-	got_free(g);
+	done(tx, rx, g, NULL);
 }
 
 /* ---- receive and split --------------------------------------------------- */
@@ -1148,9 +1133,7 @@ static void t_netns_veth_tx_off(void)
 		CHECK_EQ(st.tx_dropped, 0);
 		if (!kernel_refuses_eio())
 			CHECK_GT(st.tx_trains, 0);
-		voff_udp_close(tx);
-		voff_udp_close(rx);
-		got_free(a);
+		done(tx, rx, a, NULL);
 	}
 }
 
