@@ -90,6 +90,12 @@ static const struct kind kinds[] = {
 	  "interface", 0, no_opts },
 	{ { "pcap", VOFF_PORT_PCAP, "FILE", 0, false, true },
 	  "file", 0, pcap_opts },
+	/*
+	 * The socket a VMM connects to: created 0600, replacing nothing but
+	 * a stale socket, so not a file a client could have written to.
+	 */
+	{ { "vhost-user", VOFF_PORT_VHOST, "PATH", 63, false, false },
+	  "socket", 0, no_opts },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))

@@ -434,8 +434,8 @@ int voff__vhost_dev_handle(struct voff__vhost_dev *d, const uint8_t *msg,
 /** voff__vhost_hdr_size() - virtio_net_hdr bytes for the acked features */
 static inline unsigned int voff__vhost_hdr_size(uint64_t features)
 {
-	return features & (VHOST_BIT(VIRTIO_F_VERSION_1) |
-			   VHOST_BIT(VIRTIO_NET_F_MRG_RXBUF)) ? 12u : 10u;
+	return (features & (VHOST_BIT(VIRTIO_F_VERSION_1) |
+			    VHOST_BIT(VIRTIO_NET_F_MRG_RXBUF))) ? 12u : 10u;
 }
 
 #endif /* VOFF_VHOST_INT_H */

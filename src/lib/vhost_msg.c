@@ -405,7 +405,7 @@ static bool file_fds_ok(const struct msg *m)
 
 	if (v & ~(uint64_t)(VHOST_USER_VRING_IDX_MASK | VHOST_USER_VRING_NOFD))
 		return false;
-	return m->nfds == (v & VHOST_USER_VRING_NOFD ? 0u : 1u);
+	return m->nfds == ((v & VHOST_USER_VRING_NOFD) ? 0u : 1u);
 }
 
 /* A kick descriptor starts the ring (voff does not poll without one). */

@@ -153,13 +153,14 @@ static void t_refused(void)
 		const char *spec, *err;
 	} bad[] = {
 		{ "", "expected KIND:NAME, not '' (kinds: tap, tun, packet, "
-		      "pcap)" },
+		      "pcap, vhost-user)" },
 		{ "tap", "expected KIND:NAME, not 'tap' (kinds: tap, tun, "
-			 "packet, pcap)" },
+			 "packet, pcap, vhost-user)" },
 		{ "bogus:x", "unknown port kind 'bogus' (kinds: tap, tun, "
-			     "packet, pcap)" },
+			     "packet, pcap, vhost-user)" },
 		{ "TAP:x", "unknown port kind 'TAP' (kinds: tap, tun, packet, "
-			   "pcap)" },
+			   "pcap, vhost-user)" },
+		{ "vhost-user:", "no socket name after 'vhost-user:'" },
 		{ "tap:", "no interface name after 'tap:'" },
 		{ "tap:,gro=on", "no interface name after 'tap:'" },
 		{ "pcap:", "no file name after 'pcap:'" },
@@ -243,20 +244,22 @@ static void t_kinds(void)
 	static const char *const want[] = {
 		"tap:NAME[@NETNS]", "tun:NAME[@NETNS]",
 		"packet:IFNAME[@NETNS]", "pcap:FILE[,sink=FILE]",
+		"vhost-user:PATH",
 	};
 	const struct voff_port_spec_kind *k;
 	char buf[64];
 	unsigned int i;
 
 	for (i = 0; (k = voff_port_spec_kind_at(i)); i++) {
-		CHECK_LT(i, 4);
+		CHECK_LT(i, 5);
 		CHECK_EQ(voff_port_spec_kind_usage(k, buf, sizeof(buf)),
 			 (int)strlen(want[i]));
 		CHECK_STR_EQ(buf, want[i]);
 		CHECK_EQ(k->files, k->kind == VOFF_PORT_PCAP);
-		CHECK_EQ(k->netns, k->kind != VOFF_PORT_PCAP);
+		CHECK_EQ(k->netns, k->kind != VOFF_PORT_PCAP &&
+					   k->kind != VOFF_PORT_VHOST);
 	}
-	CHECK_EQ(i, 4);
+	CHECK_EQ(i, 5);
 	/* A short buffer is cut, and the length needed still reported. */
 	k = voff_port_spec_kind_at(3);
 	CHECK_EQ(voff_port_spec_kind_usage(k, buf, 8), 21);
@@ -347,6 +350,7 @@ static void t_policy(void)
 	CHECK_OK(err);
 	CHECK(strstr(r, "\nSPEC: one of\n  tap:NAME[@NETNS]\n"
 			"  tun:NAME[@NETNS]\n  packet:IFNAME[@NETNS]\n"
+			"  vhost-user:PATH\n"
 			"followed by"));
 	CHECK(!strstr(r, "pcap"));
 	CHECK(strstr(r, "\nserver "));
