@@ -168,4 +168,17 @@ void vg_set_used_event(struct vg *g, unsigned int q, uint16_t v);
 /** vg_avail_event() - EVENT_IDX: the back end's avail_event on @q */
 uint16_t vg_avail_event(const struct vg *g, unsigned int q);
 
+struct voff__vhost_dev;
+
+/**
+ * vg_dev_pair() - a device (voff's side, non-blocking, no epoll) and a
+ * guest connected to it over a socketpair
+ * Return: 0 or -errno.
+ */
+int vg_dev_pair(struct voff__vhost_dev *d, uint64_t offer, struct vg *g,
+		unsigned int num, void (*pump)(void *ctx), void *ctx);
+
+/** vg_count_fds() - descriptors this process has open */
+int vg_count_fds(void);
+
 #endif /* VOFF_TEST_VHOST_GUEST_H */

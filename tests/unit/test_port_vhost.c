@@ -9,7 +9,6 @@
  * switch a super-packet reaches a guest whole or segmented by what it
  * negotiated
  */
-#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,19 +48,6 @@ static void pump(void *ctx)
 	struct fixture *f = ctx;
 
 	voff_port_rx(f->port, f->pool, &f->rx);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	CHECK(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static int connect_to(const char *path)
@@ -153,7 +139,7 @@ static void t_open(void)
 	struct voff_port_vhost_stats st;
 	struct fixture f;
 	struct stat s;
-	int fds0 = count_fds();
+	int fds0 = vg_count_fds();
 
 	open_port(&f, ALL_OFF);
 	CHECK_OK(stat(f.path, &s));
@@ -179,7 +165,7 @@ static void t_open(void)
 	close_port(&f);
 	/* The socket goes with the port. */
 	CHECK_NE(stat(f.path, &s), 0);
-	CHECK_EQ(count_fds(), fds0);
+	CHECK_EQ(vg_count_fds(), fds0);
 	/* Nothing but a socket is replaced. */
 	{
 		struct voff_port_cfg cfg = { .kind = VOFF_PORT_VHOST };
@@ -464,7 +450,7 @@ static void t_reconnect(void)
 {
 	struct voff_port_vhost_stats st;
 	struct fixture f;
-	int fds0 = count_fds(), extra;
+	int fds0 = vg_count_fds(), extra;
 
 	open_port(&f, ALL_OFF);
 	for (int round = 0; round < 3; round++) {
@@ -517,7 +503,7 @@ static void t_reconnect(void)
 	CHECK_OK(voff_port_vhost_stats(f.port, &st));
 	CHECK(st.running);
 	close_port(&f);
-	CHECK_EQ(count_fds(), fds0);
+	CHECK_EQ(vg_count_fds(), fds0);
 }
 
 static void sw_pump(void *ctx)

@@ -6,7 +6,6 @@
  * message answered with an error or a dropped connection, no descriptor
  * leaked
  */
-#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,33 +40,14 @@ static const uint64_t offer = VHOST_BIT(VIRTIO_F_VERSION_1) |
 
 static void setup(struct fixture *f, unsigned int num)
 {
-	int sv[2];
-
 	memset(f, 0, sizeof(*f));
-	CHECK_OK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
-	CHECK_OK(fcntl(sv[0], F_SETFL, O_NONBLOCK));
-	voff__vhost_dev_init(&f->d, offer, -1, 0);
-	f->d.fd = sv[0];
-	CHECK_OK(vg_new(&f->g, sv[1], num, pump, f));
+	CHECK_OK(vg_dev_pair(&f->d, offer, &f->g, num, pump, f));
 }
 
 static void teardown(struct fixture *f)
 {
 	voff__vhost_dev_close(&f->d);
 	vg_free(&f->g);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	CHECK(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 /* The start-up sequence QEMU runs: every request acked with 0. */
@@ -240,7 +220,7 @@ static void t_mem_refused(void)
 
 	setup(&f, 256);
 	CHECK_OK(vg_start(&f.g, VHOST_BIT(VIRTIO_F_VERSION_1)));
-	fds0 = count_fds();
+	fds0 = vg_count_fds();
 	/* Not sealed against shrinking. */
 	plain = memfd_create("plain", MFD_CLOEXEC);
 	CHECK_OK(ftruncate(plain, VG_MEM_SIZE));
@@ -289,7 +269,7 @@ static void t_mem_refused(void)
 	CHECK_EQ(f.d.mem.n, 1);
 	CHECK(voff__vring_ready(&f.d.vq[0]));
 	close(plain);
-	CHECK_EQ(count_fds(), fds0);
+	CHECK_EQ(vg_count_fds(), fds0);
 	teardown(&f);
 }
 
@@ -313,7 +293,7 @@ static void t_dropped(void)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct fixture f;
-		int fds0 = count_fds();
+		int fds0 = vg_count_fds();
 
 		setup(&f, 256);
 		CHECK_OK(vg_send(&f.g, bad[i].req, bad[i].flags, payload,
@@ -330,7 +310,7 @@ static void t_dropped(void)
 		CHECK_MSG(f.last < 0 && f.last != -ECONNRESET,
 			  "request %u: %d", bad[i].req, f.last);
 		teardown(&f);
-		CHECK_EQ(count_fds(), fds0);
+		CHECK_EQ(vg_count_fds(), fds0);
 	}
 }
 
@@ -376,22 +356,22 @@ static void t_reset(void)
 	struct fixture f;
 	int fds0;
 
-	fds0 = count_fds();
+	fds0 = vg_count_fds();
 	setup(&f, 256);
 	/* socketpair, memfd, a kick and a call eventfd per ring */
-	CHECK_EQ(count_fds(), fds0 + 7);
+	CHECK_EQ(vg_count_fds(), fds0 + 7);
 	CHECK_OK(vg_start(&f.g, VHOST_BIT(VIRTIO_F_VERSION_1)));
-	CHECK_EQ(count_fds(), fds0 + 7 + 4);
+	CHECK_EQ(vg_count_fds(), fds0 + 7 + 4);
 	CHECK_OK(vg_set(&f.g, VHOST_USER_RESET_OWNER, NULL, 0, false));
 	CHECK_OK(f.last);
 	CHECK_EQ(f.d.mem.n, 0);
 	CHECK(!f.d.vq[0].started && !f.d.vq[1].started);
 	CHECK_EQ(f.d.features, 0);
-	CHECK_EQ(count_fds(), fds0 + 7);
+	CHECK_EQ(vg_count_fds(), fds0 + 7);
 	CHECK_OK(vg_start(&f.g, VHOST_BIT(VIRTIO_F_VERSION_1)));
 	CHECK(voff__vring_ready(&f.d.vq[1]));
 	teardown(&f);
-	CHECK_EQ(count_fds(), fds0);
+	CHECK_EQ(vg_count_fds(), fds0);
 }
 
 /* Without PROTOCOL_FEATURES a ring is enabled by its kick. */

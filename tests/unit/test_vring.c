@@ -39,14 +39,8 @@ static void setup(struct fixture *f, unsigned int num, uint64_t features)
 			       VHOST_BIT(VIRTIO_RING_F_EVENT_IDX) |
 			       VHOST_BIT(VIRTIO_RING_F_INDIRECT_DESC) |
 			       VHOST_BIT(VHOST_USER_F_PROTOCOL_FEATURES);
-	int sv[2];
-
 	memset(f, 0, sizeof(*f));
-	CHECK_OK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
-	CHECK_OK(fcntl(sv[0], F_SETFL, O_NONBLOCK));
-	voff__vhost_dev_init(&f->d, offer, -1, 0);
-	f->d.fd = sv[0];
-	CHECK_OK(vg_new(&f->g, sv[1], num, pump, f));
+	CHECK_OK(vg_dev_pair(&f->d, offer, &f->g, num, pump, f));
 	CHECK_OK(vg_start(&f->g, features));
 }
 
