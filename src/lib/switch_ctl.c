@@ -386,9 +386,21 @@ static int cmd_ports(struct ctx *c, char **w, int n)
  * `ports add` under a server policy.  The spec is parsed before the policy
  * is looked at, so a malformed spec is reported as such either way.
  */
+/* The table entry of port kind @kind, or NULL. */
+static const struct voff_port_spec_kind *spec_kind(enum voff_port_kind kind)
+{
+	const struct voff_port_spec_kind *k;
+
+	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++)
+		if (k->kind == kind)
+			return k;
+	return NULL;
+}
+
 static int cmd_ports_add(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_ctl_state *st = c->st;
+	const struct voff_port_spec_kind *kind;
 	struct voff_port_spec s;
 	int err;
 
@@ -402,11 +414,11 @@ static int cmd_ports_add(struct ctx *c, char **w, int n)
 			    "dropped the privileges to open ports");
 	}
 	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_FILES) &&
-	    s.cfg.kind == VOFF_PORT_PCAP) {
+	    (kind = spec_kind(s.cfg.kind)) && kind->files) {
 		st->refused++;
-		return fail(&c->o, -EPERM, "ports add: refused: pcap ports "
-			    "open files and are only taken from the command "
-			    "line");
+		return fail(&c->o, -EPERM, "ports add: refused: %s ports "
+			    "name files and are only taken from the command "
+			    "line", kind->name);
 	}
 	err = voff_switch_add_parsed(c->sw, &s, NULL);
 	if (err)
