@@ -42,7 +42,8 @@ static void read_all(struct voff_pcap *pc, struct voff_pkt *pkt)
 		struct voff_parsed p;
 		int r = voff_pcap_read(pc, pkt);
 
-		if (r == 0 || r == VOFF_E_PCAP_FORMAT || r == -EIO)
+		if (r == 0 || r == VOFF_E_PCAP_FORMAT ||
+		    r == VOFF_E_PCAP_TRUNC || r == -EIO)
 			return;
 		die_if(r != 1 && r != VOFF_E_PCAP_SNAP && r != VOFF_E_TOO_BIG);
 		if (r == VOFF_E_TOO_BIG) {
@@ -50,6 +51,9 @@ static void read_all(struct voff_pcap *pc, struct voff_pkt *pkt)
 			continue;
 		}
 		die_if(pkt->len > VOFF_PKT_SUPER_ROOM);
+		/* A cut frame had more bytes on the wire, a whole one as many. */
+		die_if(r == VOFF_E_PCAP_SNAP ? voff_pcap_orig_len(pc) <= pkt->len
+					     : voff_pcap_orig_len(pc) != pkt->len);
 		voff_parse(voff_pkt_data(pkt), pkt->len, start, &p);
 	}
 }

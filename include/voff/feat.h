@@ -501,6 +501,31 @@ uint64_t voff_feat_dev_update_vlan(struct voff_feat_dev *vlan,
 int voff_feat_print(FILE *f, const char *ifname,
 		    const struct voff_feat_dev *dev);
 
+struct voff_limits;
+
+/**
+ * voff_feat_print_json() - print a device's features as `ethtool --json -k`
+ * @f:		the stream
+ * @ifname:	the "ifname" member (NULL: "")
+ * @dev:	the device
+ * @lim:	optional: also a "limits" member (NULL: none)
+ *
+ * Prints one JSON object, with no newline: "ifname" first, then one
+ * member per line of voff_feat_lines(), in that order, each
+ * {"active": bool, "fixed": bool, "requested": bool}, with "fixed" and
+ * "requested" null on a legacy group line that sums several members (as
+ * ethtool prints them); with @lim, "limits": {NAME: number, ...} last, in
+ * VOFF_LIMIT_MAP order.  `ethtool --json` prints an array per invocation
+ * with one such object per device: callers print the brackets.  `voff
+ * features -j` and the switch's `-j features PORT` both print through
+ * this function, so they have one shape.
+ *
+ * Return: 0 or -EIO when writing failed.
+ */
+int voff_feat_print_json(FILE *f, const char *ifname,
+			 const struct voff_feat_dev *dev,
+			 const struct voff_limits *lim);
+
 /**
  * struct voff_feat_line - one line of `ethtool -k` output
  * @name:	the printed name (a feature's, or a legacy group's)
@@ -528,8 +553,7 @@ struct voff_feat_line {
  * @out:	receives up to @n lines
  * @n:		room in @out (VOFF_FEAT_LINES_MAX is always enough)
  *
- * voff_feat_print() prints these; `voff features -j` turns them into
- * `ethtool --json -k`'s objects.
+ * voff_feat_print() and voff_feat_print_json() print these.
  *
  * Return: the number of lines (may exceed @n: only @n were written).
  */

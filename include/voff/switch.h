@@ -613,7 +613,7 @@ struct voff_port_spec_kind {
 
 /**
  * voff_port_spec_kind_at() - the kinds of port specs, in table order
- * (tap, tun, packet, pcap)
+ * (tap, tun, packet, pcap, vhost-user)
  * Return: the @i-th kind (static), or NULL past the last one.
  */
 const struct voff_port_spec_kind *voff_port_spec_kind_at(unsigned int i);
@@ -759,7 +759,8 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
 int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 		    FILE *out);
 
-/* voff_switch_ctl_serve() refuses `ports add` of pcap: specs (files). */
+/* voff_switch_ctl_serve() refuses `ports add` of specs that name files
+ * (pcap:, vhost-user:). */
 #define VOFF_SWITCH_CTL_DENY_FILES (1u << 0)
 /* voff_switch_ctl_serve() refuses `ports add` altogether. */
 #define VOFF_SWITCH_CTL_DENY_ADD (1u << 1)

@@ -19,6 +19,7 @@
 #include <voff/gso.h>
 #include <voff/gro.h>
 #include <voff/switch.h>
+#include <voff/udp.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * feat_text.c - feature names in and out: `ethtool -k` output (print and
- * parse) and `ethtool -K` requests, with ethtool's legacy group names
+ * parse), `ethtool --json -k` output, and `ethtool -K` requests, with
+ * ethtool's legacy group names
  *
  * ethtool groups features under old names ("scatter-gather" holds
  * tx-scatter-gather and tx-scatter-gather-fraglist) by a glob over the
@@ -11,10 +12,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 
 #include "feat_int.h"
 
@@ -181,6 +184,58 @@ int voff_feat_print(FILE *f, const char *ifname,
 			voff_feat_format_one(dev, l->id, st, sizeof(st));
 		fprintf(f, "%s%s: %s\n", l->member ? "\t" : "", l->name, st);
 	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* @s as a JSON string (names and ifnames: escapes for the few that need). */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *json_bool(bool b)
+{
+	return b ? "true" : "false";
+}
+
+int voff_feat_print_json(FILE *f, const char *ifname,
+			 const struct voff_feat_dev *dev,
+			 const struct voff_limits *lim)
+{
+	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
+	size_t n = voff_feat_lines(dev, lines, VOFF_FEAT_LINES_MAX);
+
+	fputs("{\"ifname\":", f);
+	json_str(f, ifname);
+	for (size_t i = 0; i < n && i < VOFF_FEAT_LINES_MAX; i++) {
+		const struct voff_feat_line *l = &lines[i];
+		bool sum = l->id < 0;	/* a group line: ethtool's nulls */
+
+		fputc(',', f);
+		json_str(f, l->name);
+		fprintf(f, ":{\"active\":%s,\"fixed\":%s,\"requested\":%s}",
+			json_bool(l->active), sum ? "null" : json_bool(l->fixed),
+			sum ? "null" : json_bool(l->requested));
+	}
+	if (lim) {
+		fputs(",\"limits\":{", f);
+		for (int i = 0; i < VOFF_LIMIT__COUNT; i++)
+			fprintf(f, "%s\"%s\":%" PRIu32, i ? "," : "",
+				voff_limit_name(i), voff_limit_get(lim, i));
+		fputc('}', f);
+	}
+	fputc('}', f);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -25,8 +25,14 @@
  *    (LINKTYPE_RAW and the old DLT_RAW values), LINKTYPE_IPV4 and
  *    LINKTYPE_IPV6 all mean VOFF_PARSE_IP.
  *  - pcap_dump() reports no errors, so the writer checks the stream's error
- *    flag after every frame and flushes the file header at open time, so a
- *    file that cannot be written fails early, in voff_pcap_open_write().
+ *    flag after every frame (with errno, cleared before, naming the cause)
+ *    and flushes the file header at open time, so a file that cannot be
+ *    written fails early, in voff_pcap_open_write().
+ *  - A file that ends inside a frame record is told from a damaged record
+ *    by the stream's end-of-file flag: VOFF_E_PCAP_TRUNC, not
+ *    VOFF_E_PCAP_FORMAT.
+ *  - Error texts for the caller (voff_pcap_open_read()'s @errbuf) name the
+ *    cause only; the caller knows the file and names it once.
  *  - A frame longer than VOFF_PCAP_SNAPLEN is stored cut to the snap length
  *    with its original length recorded, as a live capture would store it.
  *  - Using a read handle to write, or a write handle to read, is -EINVAL.
@@ -64,11 +70,15 @@
  *		carries link type, snap length and precision for writing
  * @dumper:	the output stream when writing, else NULL
  * @start:	how frames begin (Ethernet or raw IP)
+ * @werr:	the first write error (negative errno), kept for close
+ * @orig_len:	on-wire length of the frame last read (0: none)
  */
 struct voff_pcap {
 	pcap_t *pcap;
 	pcap_dumper_t *dumper;
 	enum voff_parse_start start;
+	int werr;
+	uint32_t orig_len;
 };
 
 /* Copy @msg into the caller's optional error buffer. */
@@ -147,17 +157,20 @@ int voff_pcap_open_read(struct voff_pcap **out, const char *path,
 	f = open_stream(path, false);
 	if (!f) {
 		rc = open_errno(errno);
-		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
-		set_err(errbuf, errlen, msg);
+		set_err(errbuf, errlen, strerror(errno));
 		goto err_open;
 	}
 	pc->pcap = pcap_fopen_offline_with_tstamp_precision(
 		f, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!pc->pcap) {
 		/* libpcap leaves the stream to us when it fails. */
+		int e = errno;
+
 		rc = ferror(f) ? -EIO : VOFF_E_PCAP_FORMAT;
-		snprintf(msg, sizeof(msg), "%s: %s", path, perr);
-		set_err(errbuf, errlen, msg);
+		snprintf(msg, sizeof(msg), "not a capture file (%s)", perr);
+		/* A read error says why (a directory: EISDIR). */
+		set_err(errbuf, errlen,
+			rc == -EIO ? strerror(e ? e : EIO) : msg);
 		goto err_pcap;
 	}
 	dlt = pcap_datalink(pc->pcap);
@@ -165,8 +178,8 @@ int voff_pcap_open_read(struct voff_pcap **out, const char *path,
 		const char *name = pcap_datalink_val_to_name(dlt);
 
 		snprintf(msg, sizeof(msg),
-			 "%s: link type %s (%d) is neither Ethernet nor raw IP",
-			 path, name ? name : "unknown", dlt);
+			 "link type %s (%d) is neither Ethernet nor raw IP",
+			 name ? name : "unknown", dlt);
 		set_err(errbuf, errlen, msg);
 		rc = VOFF_E_PCAP_LINKTYPE;
 		goto err_linktype;
@@ -251,15 +264,24 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt)
 	if (!pc || !pkt || pc->dumper)
 		return -EINVAL;
 	voff_pkt_reset(pkt);
+	pc->orig_len = 0;
 	rc = pcap_next_ex(pc->pcap, &hdr, &data);
 	if (rc == PCAP_ERROR_BREAK)
 		return 0;
 	if (rc != 1) {
-		/* A read error on the stream, or a damaged record. */
+		/*
+		 * A read error on the stream; the end of the file inside a
+		 * record (libpcap's "truncated dump file"); or a damaged
+		 * record, such as a length past any snap length.
+		 */
 		FILE *f = pcap_file(pc->pcap);
 
-		return f && ferror(f) ? -EIO : VOFF_E_PCAP_FORMAT;
+		if (f && ferror(f))
+			return -EIO;
+		return f && feof(f) ? VOFF_E_PCAP_TRUNC : VOFF_E_PCAP_FORMAT;
 	}
+	/* A damaged record may claim fewer bytes on the wire than it holds. */
+	pc->orig_len = hdr->len > hdr->caplen ? hdr->len : hdr->caplen;
 	rc = voff_pkt_set_data(pkt, data, hdr->caplen);
 	if (rc) {
 		voff_pkt_reset(pkt);
@@ -271,13 +293,33 @@ int voff_pcap_read(struct voff_pcap *pc, struct voff_pkt *pkt)
 	return hdr->caplen < hdr->len ? VOFF_E_PCAP_SNAP : 1;
 }
 
-int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
-			uint32_t len, uint64_t ns)
+/*
+ * pcap_dump() reports nothing: a failed write shows as the stream's error
+ * flag, with errno (cleared by the caller) from the write(2) that failed.
+ * The first cause is kept: the flag stays, errno does not.
+ */
+static int write_errno(struct voff_pcap *pc)
+{
+	if (!ferror(pcap_dump_file(pc->dumper)))
+		return 0;
+	if (!pc->werr)
+		pc->werr = errno ? -errno : -EIO;
+	return pc->werr;
+}
+
+uint32_t voff_pcap_orig_len(const struct voff_pcap *pc)
+{
+	return pc && !pc->dumper ? pc->orig_len : 0;
+}
+
+/* One record: @caplen bytes of @data, @len on the wire, at @ns. */
+static int dump(struct voff_pcap *pc, const void *data, uint32_t caplen,
+		uint32_t len, uint64_t ns)
 {
 	struct pcap_pkthdr hdr;
 	struct timespec now;
 
-	if (!pc || !pc->dumper || (!data && len))
+	if (!pc || !pc->dumper || (!data && caplen))
 		return -EINVAL;
 	if (!ns) {
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -288,9 +330,24 @@ int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
 	hdr.ts.tv_sec = (time_t)(ns / NSEC_PER_SEC);
 	hdr.ts.tv_usec = (suseconds_t)(ns % NSEC_PER_SEC);
 	hdr.len = len;
-	hdr.caplen = len < VOFF_PCAP_SNAPLEN ? len : VOFF_PCAP_SNAPLEN;
+	hdr.caplen = caplen < VOFF_PCAP_SNAPLEN ? caplen : VOFF_PCAP_SNAPLEN;
+	errno = 0;
 	pcap_dump((u_char *)pc->dumper, &hdr, data);
-	return ferror(pcap_dump_file(pc->dumper)) ? -EIO : 0;
+	return write_errno(pc);
+}
+
+int voff_pcap_write_raw(struct voff_pcap *pc, const void *data,
+			uint32_t len, uint64_t ns)
+{
+	return dump(pc, data, len, len, ns);
+}
+
+int voff_pcap_write_snapped(struct voff_pcap *pc, const struct voff_pkt *pkt,
+			    uint32_t orig_len)
+{
+	if (!pkt || orig_len < pkt->len)
+		return -EINVAL;
+	return dump(pc, voff_pkt_data(pkt), pkt->len, orig_len, pkt->rx_ns);
 }
 
 int voff_pcap_write(struct voff_pcap *pc, const struct voff_pkt *pkt)
@@ -308,10 +365,10 @@ int voff_pcap_close(struct voff_pcap *pc)
 	if (!pc)
 		return 0;
 	if (pc->dumper) {
-		FILE *f = pcap_dump_file(pc->dumper);
-
-		if (pcap_dump_flush(pc->dumper) != 0 || ferror(f))
-			rc = -EIO;
+		errno = 0;
+		if (pcap_dump_flush(pc->dumper) != 0 && !pc->werr)
+			pc->werr = errno ? -errno : -EIO;
+		rc = write_errno(pc);
 		pcap_dump_close(pc->dumper);
 	}
 	pcap_close(pc->pcap);

@@ -32,12 +32,13 @@ static const struct voff_port_ops *const backends[VOFF_PORT__KIND_COUNT] = {
 	[VOFF_PORT_TAP] = &voff__port_tap_ops,
 	[VOFF_PORT_TUN] = &voff__port_tun_ops,
 	[VOFF_PORT_PACKET] = &voff__port_packet_ops,
+	[VOFF_PORT_VHOST] = &voff__port_vhost_ops,
 };
 
 static const char *const kind_names[VOFF_PORT__KIND_COUNT] = {
 	[VOFF_PORT_MEM] = "mem",       [VOFF_PORT_PCAP] = "pcap",
 	[VOFF_PORT_TAP] = "tap",       [VOFF_PORT_TUN] = "tun",
-	[VOFF_PORT_PACKET] = "packet",
+	[VOFF_PORT_PACKET] = "packet", [VOFF_PORT_VHOST] = "vhost-user",
 };
 
 const char *voff_port_kind_name(enum voff_port_kind kind)

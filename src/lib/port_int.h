@@ -6,7 +6,7 @@
  *
  * port.c is the front end (counters, transmit contract, validation); one
  * file per backend (port_mem.c, port_pcap.c, port_tap.c, port_packet.c)
- * fills a struct voff_port_ops; netlink.c reads and sets device limits for
+ * (and port_vhost.c) fills a struct voff_port_ops; netlink.c reads and sets device limits for
  * them, and netns.c (netns_int.h) enters their network namespaces.
  */
 #ifndef VOFF_PORT_INT_H
@@ -87,6 +87,8 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  * @created:	TAP/TUN: voff created the device (it vanishes on close)
  * @vnet_rx:	how headers read from the port look (decode)
  * @vnet_tx:	how headers written to the port look (encode)
+ * @gen:	bumped whenever @info changes after open (a vhost-user guest
+ *		negotiated): the switch reads the port's egress again
  * @priv:	backend state (allocated by open, freed by close)
  */
 struct voff_port {
@@ -99,6 +101,7 @@ struct voff_port {
 	bool created;
 	struct voff_vnet_cfg vnet_rx;
 	struct voff_vnet_cfg vnet_tx;
+	uint32_t gen;
 	void *priv;
 };
 
@@ -107,6 +110,7 @@ extern const struct voff_port_ops voff__port_pcap_ops;
 extern const struct voff_port_ops voff__port_tap_ops;
 extern const struct voff_port_ops voff__port_tun_ops;
 extern const struct voff_port_ops voff__port_packet_ops;
+extern const struct voff_port_ops voff__port_vhost_ops;
 
 /** voff__port_count_drop() - count one dropped frame in @dir for @err */
 void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,

@@ -96,7 +96,8 @@ static int pcap_rx(struct voff_port *port, struct voff_pool *pool,
 			continue;
 		}
 		voff_pkt_free(pkt);
-		if (rc == 0 || rc == VOFF_E_PCAP_FORMAT || rc == -EIO) {
+		if (rc == 0 || rc == VOFF_E_PCAP_FORMAT ||
+		    rc == VOFF_E_PCAP_TRUNC || rc == -EIO) {
 			/* End of file, or a file that cannot go on. */
 			pp->done = true;
 			if (rc && !got)

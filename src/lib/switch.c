@@ -41,6 +41,7 @@ struct sw_port {
 	uint64_t tick_tx, tick_rx;	/* counters at the last tick */
 	uint64_t tick_refused;		/* tx drops for a down device */
 	struct voff_feat_dev egress;	/* what the port takes (port.h) */
+	uint32_t egress_gen;		/* port->gen it was read at */
 	struct voff_limits egress_lim;
 	struct voff_feat_dev feat;	/* the switch port's own state */
 	struct voff_feat_dev eff;	/* egress ∩ feat: for the decision */
@@ -375,6 +376,7 @@ int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 	memcpy(p->name, name, strlen(name) + 1);
 	p->l3 = info.l3;
 	voff_port_egress(port, &p->egress, &p->egress_lim);
+	p->egress_gen = port->gen;
 	p->feat.hw = PORT_HW;
 	p->feat.wanted = PORT_HW & ~VOFF_F_GRO;
 	update_feat(p);
@@ -744,6 +746,19 @@ static void flush_all_tx(struct voff_switch *sw)
 			flush_tx(&sw->p[i]);
 }
 
+/*
+ * A port whose offloads changed after it was added (a vhost-user guest
+ * negotiated): read its egress again, as voff_switch_add() did.
+ */
+static void egress_refresh(struct voff_switch *sw, struct sw_port *p)
+{
+	p->egress_gen = p->port->gen;
+	voff_port_egress(p->port, &p->egress, &p->egress_lim);
+	update_feat(p);
+	update_lim(p);
+	propagate(sw);
+}
+
 static int step(struct voff_switch *sw)
 {
 	uint64_t now = now_ns();
@@ -765,6 +780,8 @@ static int step(struct voff_switch *sw)
 		first = VOFF_BATCH_MAX - p->rx_budget;
 		rx.n = first;
 		n = voff_port_rx(p->port, sw->pool, &rx);
+		if (p->port->gen != p->egress_gen)
+			egress_refresh(sw, p);
 		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
 			/*
 			 * The device went away: stop waiting on it, or a

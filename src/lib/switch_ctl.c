@@ -399,9 +399,21 @@ static int cmd_ports(struct ctx *c, char **w, int n)
  * `ports add` under a server policy.  The spec is parsed before the policy
  * is looked at, so a malformed spec is reported as such either way.
  */
+/* The table entry of port kind @kind, or NULL. */
+static const struct voff_port_spec_kind *spec_kind(enum voff_port_kind kind)
+{
+	const struct voff_port_spec_kind *k;
+
+	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++)
+		if (k->kind == kind)
+			return k;
+	return NULL;
+}
+
 static int cmd_ports_add(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_ctl_state *st = c->st;
+	const struct voff_port_spec_kind *kind;
 	struct voff_port_spec s;
 	int err;
 
@@ -415,11 +427,11 @@ static int cmd_ports_add(struct ctx *c, char **w, int n)
 			    "dropped the privileges to open ports");
 	}
 	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_FILES) &&
-	    s.cfg.kind == VOFF_PORT_PCAP) {
+	    (kind = spec_kind(s.cfg.kind)) && kind->files) {
 		st->refused++;
-		return fail(&c->o, -EPERM, "ports add: refused: pcap ports "
-			    "open files and are only taken from the command "
-			    "line");
+		return fail(&c->o, -EPERM, "ports add: refused: %s ports "
+			    "name files and are only taken from the command "
+			    "line", kind->name);
 	}
 	err = voff_switch_add_parsed(c->sw, &s, NULL);
 	if (err)
@@ -438,27 +450,13 @@ static int cmd_ports_del(struct ctx *c, char **w, int n)
 	return done(&c->o);
 }
 
-/* As `ethtool --json -k`: {"ifname":..,"features":{NAME:{...},...}}. */
+/* One array per request, as `ethtool --json -k` and `voff features -j`. */
 static void features_json(struct out *o,
 			  const struct voff_switch_port_info *pi)
 {
-	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
-	size_t n = voff_feat_lines(&pi->feat, lines, VOFF_FEAT_LINES_MAX);
-
-	obj_begin(o);
-	put_str(o, "ifname", pi->name);
-	sub_begin(o, "features");
-	for (size_t i = 0; i < n && i < VOFF_FEAT_LINES_MAX; i++) {
-		if (lines[i].id < 0)
-			continue;
-		sub_begin(o, lines[i].name);
-		put_bool(o, "active", lines[i].active, "on", "off");
-		put_bool(o, "fixed", lines[i].fixed, "on", "off");
-		put_bool(o, "requested", lines[i].requested, "on", "off");
-		sub_end(o);
-	}
-	sub_end(o);
-	obj_end(o);
+	fputc('[', o->f);
+	voff_feat_print_json(o->f, pi->name, &pi->feat, NULL);
+	fputs("]\n", o->f);
 }
 
 static int set_features(struct ctx *c, int id, char **w, int n)

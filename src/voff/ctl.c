@@ -11,31 +11,27 @@
  *
  * Three requests get more from the client: `save FILE` writes the reply
  * of `save` to FILE itself (the switch never opens a file a client
- * names), replacing it atomically; `monitor` prints the events the
+ * names), replacing it whole or not at all (outfile.c); `monitor` prints the events the
  * switch streams as they come, until it closes or the client is stopped;
  * `stats --prometheus` turns `-j stats`, `-j ports`, `-j limits` and
  * `-j server` into the Prometheus text format (prom.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <voff/voff.h>
 
 #include "cmd.h"
+#include "outfile.h"
 #include "prom.h"
 
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
 
 /*
  * The help of the requests is the library's; `voff switch` always runs
@@ -135,12 +131,12 @@ static int exchange(const char *path, const char *req, size_t len,
 	int fd = send_req(path, req, len);
 
 	if (fd < 0)
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	f = open_memstream(out, olen);
 	if (!f) {
 		close(fd);
 		perror("voff ctl");
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
@@ -159,14 +155,14 @@ static int show(const char *r, size_t len)
 {
 	if (!strncmp(r, "error: ", 7)) {
 		fprintf(stderr, "voff ctl: %s", r + 7);
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	if (!strncmp(r, "{\"error\"", 8)) {
 		fwrite(r, 1, len, stderr);
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	fwrite(r, 1, len, stdout);
-	return fflush(stdout) ? EXIT_FAIL : 0;
+	return fflush(stdout) ? VOFF_EXIT_FAIL : 0;
 }
 
 /* One request of prom.c's: the reply of @req (a line), or an error. */
@@ -185,54 +181,35 @@ static int ask(void *ctx, const char *req, char **reply)
 }
 
 /*
- * Write @len bytes of @data to @path atomically: a temporary file in the
- * same directory, renamed over @path once complete; nothing is left
- * behind on failure.
+ * `save FILE`: the reply of `save`, written to FILE whole or not at all
+ * (outfile.c: a temporary file beside it, renamed over it).
  */
-static int write_atomic(const char *path, const char *data, size_t len)
-{
-	char *copy = strdup(path), tmp[4096];
-	mode_t mask = umask(0);
-	int fd, err = 0;
-
-	umask(mask);
-	if (!copy)
-		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s/.voff-save-XXXXXX", dirname(copy));
-	free(copy);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, len) != (ssize_t)len || fsync(fd) < 0 ||
-	    fchmod(fd, 0666 & ~mask) < 0)
-		err = errno ? -errno : -EIO;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
-/* `save FILE`: the reply of `save`, written to FILE. */
 static int save_to(const char *path, const char *file)
 {
+	struct outfile o;
 	char *reply = NULL;
 	size_t rlen = 0;
+	bool ok;
+	FILE *f;
 	int rc = exchange(path, "save\n", 5, &reply, &rlen);
 
 	if (!rc && !strncmp(reply, "error: ", 7)) {
 		fprintf(stderr, "voff ctl: %s", reply + 7);
-		rc = EXIT_FAIL;
+		rc = VOFF_EXIT_FAIL;
 	}
-	if (!rc && (rc = write_atomic(file, reply, rlen))) {
-		fprintf(stderr, "voff ctl: save: %s: %s\n", file,
-			strerror(-rc));
-		rc = EXIT_FAIL;
+	if (rc || outfile_begin(&o, "voff ctl", NULL, file)) {
+		free(reply);
+		return VOFF_EXIT_FAIL;
 	}
+	f = fopen(o.write, "w");
+	ok = f && fwrite(reply, 1, rlen, f) == rlen && !fflush(f) &&
+	     !fsync(fileno(f));
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "voff ctl: %s: %s\n", file, strerror(errno));
 	free(reply);
-	return rc;
+	return outfile_end(&o, "voff ctl", ok) ? VOFF_EXIT_FAIL : 0;
 }
 
 /*
@@ -247,7 +224,7 @@ static int monitor(const char *path, const char *req, size_t len)
 	ssize_t n;
 
 	if (fd < 0)
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	while ((n = read(fd, buf, sizeof(buf))) > 0 ||
 	       (n < 0 && errno == EINTR)) {
 		if (n < 0)
@@ -257,10 +234,10 @@ static int monitor(const char *path, const char *req, size_t len)
 			fputs("voff ctl: ", stderr);
 			fwrite(buf + (*buf == 'e' ? 7 : 0), 1,
 			       (size_t)n - (*buf == 'e' ? 7 : 0), stderr);
-			rc = EXIT_FAIL;
+			rc = VOFF_EXIT_FAIL;
 		} else if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n ||
 			   fflush(stdout)) {
-			rc = EXIT_FAIL;
+			rc = VOFF_EXIT_FAIL;
 			break;
 		}
 		first = false;
@@ -290,10 +267,10 @@ static int client_side(const char *path, char **w, int n, bool json)
 	if (json || k > 2) {
 		fprintf(stderr, "voff ctl: usage: stats [PORT] --prometheus "
 			"(no -j)\n");
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	return prom_print(stdout, k == 2 ? w[1] : NULL, ask, (void *)path) ?
-		       EXIT_FAIL : 0;
+		       VOFF_EXIT_FAIL : 0;
 }
 
 int ctl_main(int argc, char **argv)
@@ -327,16 +304,16 @@ int ctl_main(int argc, char **argv)
 		case ':':
 			fprintf(stderr, "voff ctl: %s needs a PATH\n",
 				argv[optind - 1]);
-			return EXIT_USAGE;
+			return VOFF_EXIT_USAGE;
 		default:
 			fprintf(stderr, "voff ctl: unknown option '%s' (try "
 				"voff ctl --help)\n", argv[optind - 1]);
-			return EXIT_USAGE;
+			return VOFF_EXIT_USAGE;
 		}
 	}
 	if (optind == argc) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	rc = client_side(path, argv + optind, argc - optind, json);
 	if (rc >= 0)
@@ -345,7 +322,7 @@ int ctl_main(int argc, char **argv)
 		  argc - optind, &len)) {
 		fprintf(stderr, "voff ctl: request too long (max %d bytes)\n",
 			VOFF_SWITCH_CTL_MAX);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	if (!strcmp(argv[optind], "monitor"))
 		return monitor(path, req, len);

@@ -10,17 +10,18 @@
  * device's limits when asked.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
 #include <voff/voff.h>
 
 #include "cmd.h"
+#include "num.h"
+#include "opts.h"
 
 #define MAX_LOWER 16
+#define CMD "voff features"
 
 /* A device given on the command line: its features and limits. */
 struct src {
@@ -82,35 +83,176 @@ static void usage(FILE *f)
 "after TUNSETOFFLOAD 0, tap-fresh one before any TUNSETOFFLOAD.\n");
 }
 
-static char *read_all(const char *path)
+/*
+ * The whole of @path ("-": standard input), NUL-terminated, its length in
+ * @len.  Return: the text, or NULL with errno set (a directory fails
+ * here, on its first read, with EISDIR).
+ */
+static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t cap = 4096, len = 0;
+	size_t cap = 4096;
 	char *buf = NULL, *nb;
+	int err = 0;
 
+	*len = 0;
 	if (!f)
 		return NULL;
 	for (;;) {
 		nb = realloc(buf, cap + 1);
-		if (!nb)
+		if (!nb) {
+			err = ENOMEM;
 			break;
+		}
 		buf = nb;
-		len += fread(buf + len, 1, cap - len, f);
-		if (len < cap)
+		*len += fread(buf + *len, 1, cap - *len, f);
+		if (ferror(f))
+			err = errno ? errno : EIO;
+		if (err || *len < cap)
 			break;
 		cap *= 2;
 	}
 	if (f != stdin)
 		fclose(f);
-	if (buf)
-		buf[len] = 0;
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[*len] = 0;
 	return buf;
+}
+
+/* Lines of @text that may name a feature: not blank, not the heading. */
+static unsigned int feature_lines(const char *text)
+{
+	unsigned int n = 0;
+
+	for (const char *p = text; *p;) {
+		const char *end = strchrnul(p, '\n');
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && strncmp(p, "Features for ", 13))
+			n++;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/*
+ * The order a "limits:" line is applied in: the driver's caps first, as
+ * they bound the others, then the rest as printed (the IPv4 variants
+ * after the values that propagate to them).
+ */
+static const enum voff_limit limit_order[] = {
+	VOFF_LIMIT_TSO_MAX_SIZE, VOFF_LIMIT_TSO_MAX_SEGS, VOFF_LIMIT_MTU,
+	VOFF_LIMIT_GSO_MAX_SIZE, VOFF_LIMIT_GSO_MAX_SEGS,
+	VOFF_LIMIT_GRO_MAX_SIZE, VOFF_LIMIT_GSO_IPV4_MAX_SIZE,
+	VOFF_LIMIT_GRO_IPV4_MAX_SIZE,
+};
+
+_Static_assert(sizeof(limit_order) / sizeof(limit_order[0]) ==
+		       VOFF_LIMIT__COUNT,
+	       "every limit has its place in limit_order");
+
+/*
+ * The "limits: NAME VALUE ..." line `voff features -L` prints, read back
+ * into @lim; Return: 0 or -1 (reported).
+ */
+static int parse_limits_line(const char *arg, const char *line, size_t len,
+			     struct voff_limits *lim)
+{
+	uint64_t v[VOFF_LIMIT__COUNT];
+	bool seen[VOFF_LIMIT__COUNT] = { false };
+	char buf[512], *save = NULL, *name;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+	strtok_r(buf, " \t", &save);	/* "limits:" */
+	while ((name = strtok_r(NULL, " \t", &save))) {
+		const char *val = strtok_r(NULL, " \t", &save);
+		int which = voff_limit_lookup(name);
+
+		if (which < 0 || !val ||
+		    num_parse(val, 0, UINT32_MAX, &v[which])) {
+			fprintf(stderr, CMD ": %s: limits line: bad '%s %s'\n",
+				arg, name, val ? val : "");
+			return -1;
+		}
+		seen[which] = true;
+	}
+	for (size_t i = 0; i < VOFF_LIMIT__COUNT; i++) {
+		enum voff_limit w = limit_order[i];
+
+		if (seen[w] && voff_limits_set(lim, w, (uint32_t)v[w])) {
+			fprintf(stderr, CMD ": %s: limits line: %s %llu out "
+					"of range\n", arg, voff_limit_name(w),
+				(unsigned long long)v[w]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Take the "limits:" line out of @text (blanked, so the feature parser
+ * skips it) into @lim.  Return: 0 or -1 (reported).
+ */
+static int take_limits(const char *arg, char *text, struct voff_limits *lim)
+{
+	for (char *p = text; *p;) {
+		char *end = strchrnul(p, '\n'), *s = p;
+
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		if (!strncmp(s, "limits:", 7)) {
+			int err = parse_limits_line(arg, s, (size_t)(end - s),
+						    lim);
+
+			memset(s, ' ', (size_t)(end - s));
+			if (err)
+				return err;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The device of an `ethtool -k` text; Return: 0 or -1 (reported). */
+static int parse_src(const char *arg, char *text, size_t len, struct src *s)
+{
+	unsigned int unknown = 0;
+
+	/* A capture or any binary file is refused, not read as "all off". */
+	if (memchr(text, 0, len)) {
+		fprintf(stderr, CMD ": %s: not `ethtool -k` output (binary "
+				"data)\n", arg);
+		return -1;
+	}
+	if (take_limits(arg, text, &s->lim))
+		return -1;
+	if (voff_feat_parse_ethtool(text, &s->feat, &unknown)) {
+		fprintf(stderr, CMD ": %s: not `ethtool -k` output (a line is "
+				"not NAME: on|off)\n", arg);
+		return -1;
+	}
+	if (feature_lines(text) <= unknown) {
+		fprintf(stderr, CMD ": %s: not `ethtool -k` output (no known "
+				"feature in it)\n", arg);
+		return -1;
+	}
+	if (unknown)
+		fprintf(stderr, CMD ": %s: %u unknown feature(s) ignored\n",
+			arg, unknown);
+	if (sscanf(text, "Features for %63[^:]:", s->name) != 1)
+		snprintf(s->name, sizeof(s->name), "voff");
+	return 0;
 }
 
 /* Load a device from a profile name or an ethtool -k file. */
 static int load_src(const char *arg, struct src *s)
 {
-	unsigned int unknown = 0;
+	size_t len;
 	char *text;
 	int err;
 
@@ -129,35 +271,32 @@ static int load_src(const char *arg, struct src *s)
 		snprintf(s->name, sizeof(s->name), "%s", arg);
 		return 0;
 	}
-	text = read_all(arg);
+	text = read_all(arg, &len);
 	if (!text) {
-		fprintf(stderr, "voff features: %s: not a profile, and %s\n",
-			arg, strerror(errno ? errno : ENOENT));
-		return -ENOENT;
+		fprintf(stderr, CMD ": %s: neither a profile nor a readable "
+				"file (%s)\n", arg, strerror(errno));
+		return -1;
 	}
-	err = voff_feat_parse_ethtool(text, &s->feat, &unknown);
-	if (err)
-		fprintf(stderr, "voff features: %s: not `ethtool -k` output\n",
-			arg);
-	else if (unknown)
-		fprintf(stderr, "voff features: %s: %u unknown feature(s) "
-				"ignored\n", arg, unknown);
-	if (sscanf(text, "Features for %63[^:]:", s->name) != 1)
-		snprintf(s->name, sizeof(s->name), "voff");
+	err = parse_src(arg, text, len, s);
 	free(text);
 	return err;
 }
 
+/* TUNSETOFFLOAD flags: a number, or names; prints what is wrong. */
 static int parse_tun(const char *arg, unsigned int *out)
 {
-	char *end, *copy, *tok, *save = NULL;
-	unsigned long v = strtoul(arg, &end, 0);
-	int err = 0;
+	char *copy, *tok, *save = NULL;
+	uint64_t v;
+	int err = num_parse(arg, 0, 0xFFFF, &v);
 
-	if (*arg && !*end) {
-		*out = (unsigned int)v;
-		return v > 0xFFFF ? -EINVAL : 0;
+	if (err == -ERANGE)
+		fprintf(stderr, CMD ": --tun: %s out of range (0..65535)\n",
+			arg);
+	if (err != -EINVAL) {
+		*out = err ? 0 : (unsigned int)v;
+		return err;
 	}
+	err = 0;
 	*out = 0;
 	copy = strdup(arg);
 	if (!copy)
@@ -169,40 +308,100 @@ static int parse_tun(const char *arg, unsigned int *out)
 		for (i = 0; i < sizeof(tun_names) / sizeof(tun_names[0]); i++)
 			if (!strcmp(tok, tun_names[i]))
 				break;
-		if (i == sizeof(tun_names) / sizeof(tun_names[0]))
+		if (i == sizeof(tun_names) / sizeof(tun_names[0])) {
+			fprintf(stderr, CMD ": --tun: unknown flag '%s'\n",
+				tok);
 			err = -ENOENT;
-		else
+		} else {
 			*out |= 1u << i;
+		}
+	}
+	if (!err && !*out) {
+		fprintf(stderr, CMD ": --tun: no flag in '%s'\n", arg);
+		err = -EINVAL;
 	}
 	free(copy);
 	return err;
 }
 
+/* Whether limit @which of @l takes @v (tried on a copy). */
+static bool takes(const struct voff_limits *l, int which, uint32_t v)
+{
+	struct voff_limits t = *l;
+
+	return voff_limits_set(&t, which, v) == 0;
+}
+
+/*
+ * The values voff_limits_set() takes for @which form one interval around
+ * the current value (feat.h); find its ends by bisection, so messages
+ * quote the library's ranges, with the device's own caps, instead of a
+ * copy of them.  Return: false when even the current value is refused.
+ */
+static bool limit_range(const struct voff_limits *l, int which,
+			uint32_t *lo, uint32_t *hi)
+{
+	uint32_t a = 0, b = voff_limit_get(l, which);
+
+	if (!takes(l, which, b))
+		return false;
+	while (a < b) {		/* the smallest taken in [a, b]; b is */
+		uint32_t m = a + (b - a) / 2;
+
+		if (takes(l, which, m))
+			b = m;
+		else
+			a = m + 1;
+	}
+	*lo = b;
+	a = voff_limit_get(l, which);
+	b = UINT32_MAX;
+	while (a < b) {		/* the largest taken in [a, b]; a is */
+		uint32_t m = a + (b - a) / 2 + 1;
+
+		if (takes(l, which, m))
+			a = m;
+		else
+			b = m - 1;
+	}
+	*hi = a;
+	return true;
+}
+
+/* -l NAME=VALUE; Return: 0, or -1 after saying what is wrong. */
 static int parse_limit(const char *arg, struct voff_limits *lim)
 {
-	char name[32], *end;
 	const char *eq = strchr(arg, '=');
-	unsigned long v;
+	char name[32], opt[48];
+	uint32_t lo, hi;
+	uint64_t v;
 	int which, err;
 
-	if (!eq || (size_t)(eq - arg) >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, arg, (size_t)(eq - arg));
-	name[eq - arg] = 0;
-	which = voff_limit_lookup(name);
-	if (which < 0) {
-		fprintf(stderr, "voff features: unknown limit '%s'\n", name);
-		return which;
+	if (!eq) {
+		fprintf(stderr, CMD ": -l %s: expected NAME=VALUE\n", arg);
+		return -1;
 	}
-	errno = 0;
-	v = strtoul(eq + 1, &end, 0);
-	if (!eq[1] || *end || errno || v > UINT32_MAX)
-		return -EINVAL;
-	err = voff_limits_set(lim, which, (uint32_t)v);
-	if (err)
-		fprintf(stderr, "voff features: %s %lu: %s\n", name, v,
-			err == -ERANGE ? "integer out of range" : "too big");
-	return err;
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	which = voff_limit_lookup(name);
+	if (which < 0 || (size_t)(eq - arg) >= sizeof(name)) {
+		fprintf(stderr, CMD ": -l %s: unknown limit '%.*s'\n", arg,
+			(int)(eq - arg), arg);
+		return -1;
+	}
+	snprintf(opt, sizeof(opt), "-l %s", name);
+	err = num_parse(eq + 1, 0, UINT32_MAX, &v);
+	if (err == -EINVAL)
+		return num_opt(CMD, opt, eq + 1, 0, UINT32_MAX, &v) ? -1 : 0;
+	if (!err)
+		err = voff_limits_set(lim, which, (uint32_t)v);
+	if (!err)
+		return 0;
+	if (limit_range(lim, which, &lo, &hi))
+		fprintf(stderr, CMD ": %s: %s out of range (%u..%u)\n", opt,
+			eq + 1, lo, hi);
+	else
+		fprintf(stderr, CMD ": %s: %s refused\n", opt, eq + 1);
+	return -1;
 }
 
 /* Recompute the top device the way its kind does. */
@@ -234,41 +433,6 @@ static void update(enum stack_kind kind, struct voff_feat_dev *top,
 	}
 }
 
-static json_object *feat_json(const char *ifname,
-			      const struct voff_feat_dev *d)
-{
-	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
-	size_t n = voff_feat_lines(d, lines, VOFF_FEAT_LINES_MAX);
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ifname", json_object_new_string(ifname));
-	for (size_t i = 0; i < n; i++) {
-		json_object *f = json_object_new_object();
-		bool grp = lines[i].id < 0;
-
-		json_object_object_add(f, "active", json_object_new_boolean(
-							  lines[i].active));
-		json_object_object_add(f, "fixed", grp ? NULL :
-				       json_object_new_boolean(lines[i].fixed));
-		json_object_object_add(f, "requested", grp ? NULL :
-				       json_object_new_boolean(
-					       lines[i].requested));
-		json_object_object_add(o, lines[i].name, f);
-	}
-	return o;
-}
-
-static json_object *limits_json(const struct voff_limits *l)
-{
-	json_object *o = json_object_new_object();
-
-	for (int i = 0; i < VOFF_LIMIT__COUNT; i++)
-		json_object_object_add(o, voff_limit_name(i),
-				       json_object_new_int64(
-					       voff_limit_get(l, i)));
-	return o;
-}
-
 static void print_limits(const struct voff_limits *l)
 {
 	printf("limits:");
@@ -294,6 +458,7 @@ static void stack_limits(enum stack_kind kind, struct voff_limits *top,
 struct opts {
 	const char *base, *name, *intersect;
 	enum stack_kind kind;
+	const char *lower_src[MAX_LOWER];
 	struct src lower[MAX_LOWER];
 	size_t n_lower;
 	const char *limits[32];
@@ -302,21 +467,55 @@ struct opts {
 	bool has_tun, fix, json, show_limits;
 };
 
+/* Record a lower device (loaded later); Return: 0 or -1 (reported). */
 static int add_lower(struct opts *o, enum stack_kind kind, const char *arg)
 {
 	if (o->kind != ST_NONE && o->kind != kind) {
-		fprintf(stderr, "voff features: one kind of stack at a time\n");
-		return -EINVAL;
+		fprintf(stderr, CMD ": one kind of stack at a time\n");
+		return -1;
 	}
 	if (o->n_lower == MAX_LOWER ||
 	    ((kind == ST_MACVLAN || kind == ST_VLAN) && o->n_lower == 1)) {
-		fprintf(stderr, "voff features: too many lower devices\n");
-		return -E2BIG;
+		fprintf(stderr, CMD ": too many lower devices\n");
+		return -1;
 	}
 	o->kind = kind;
-	return load_src(arg, &o->lower[o->n_lower++]);
+	o->lower_src[o->n_lower++] = arg;
+	return 0;
 }
 
+/* One option; Return: 0 or -1 after printing what is wrong. */
+static int one_opt(void *ctx, int c)
+{
+	struct opts *o = ctx;
+
+	switch (c) {
+	case 'b': o->base = optarg; return 0;
+	case 't':
+		o->has_tun = true;
+		return parse_tun(optarg, &o->tun) ? -1 : 0;
+	case 1: return add_lower(o, ST_BRIDGE, optarg);
+	case 2: return add_lower(o, ST_BOND, optarg);
+	case 3: return add_lower(o, ST_MACVLAN, optarg);
+	case 4: return add_lower(o, ST_VLAN, optarg);
+	case 5: o->intersect = optarg; return 0;
+	case 6: o->fix = true; return 0;
+	case 'l':
+		if (o->n_limits == sizeof(o->limits) / sizeof(o->limits[0])) {
+			fprintf(stderr, CMD ": -l: at most %zu limits\n",
+				sizeof(o->limits) / sizeof(o->limits[0]));
+			return -1;
+		}
+		o->limits[o->n_limits++] = optarg;
+		return 0;
+	case 'L': o->show_limits = true; return 0;
+	case 'n': o->name = optarg; return 0;
+	case 'j': o->json = true; return 0;
+	default: return -1;
+	}
+}
+
+/* Return: -1 to run, or the exit status (after --help, a usage error). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -335,39 +534,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, err = 0;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "+b:t:l:Ln:jh", .longopts = lo,
+		.usage = usage, .one = one_opt, .ctx = o, .operands = -1,
+	};
 
-	while (!err && (c = getopt_long(argc, argv, "+b:t:l:Ln:jh", lo,
-					NULL)) != -1) {
-		switch (c) {
-		case 'b': o->base = optarg; break;
-		case 't':
-			o->has_tun = true;
-			err = parse_tun(optarg, &o->tun);
-			if (err)
-				fprintf(stderr, "voff features: bad --tun "
-						"'%s'\n", optarg);
-			break;
-		case 1: err = add_lower(o, ST_BRIDGE, optarg); break;
-		case 2: err = add_lower(o, ST_BOND, optarg); break;
-		case 3: err = add_lower(o, ST_MACVLAN, optarg); break;
-		case 4: err = add_lower(o, ST_VLAN, optarg); break;
-		case 5: o->intersect = optarg; break;
-		case 6: o->fix = true; break;
-		case 'l':
-			if (o->n_limits == 32)
-				err = -E2BIG;
-			else
-				o->limits[o->n_limits++] = optarg;
-			break;
-		case 'L': o->show_limits = true; break;
-		case 'n': o->name = optarg; break;
-		case 'j': o->json = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: return -EINVAL;
-		}
-	}
-	return err;
+	return opts_parse(&spec, argc, argv);
 }
 
 static const char *default_base(const struct opts *o)
@@ -387,11 +559,10 @@ static int output(const struct opts *o, const struct src *top)
 	const char *name = o->name ? o->name : top->name;
 	struct voff_feat_dev other_dev;
 	struct src other;
-	json_object *arr, *obj;
 
 	if (o->intersect) {
 		if (load_src(o->intersect, &other))
-			return 1;
+			return VOFF_EXIT_FAIL;
 		other_dev = top->feat;
 		other_dev.active = voff_feat_intersect(top->feat.active,
 						       other.feat.active);
@@ -404,21 +575,18 @@ static int output(const struct opts *o, const struct src *top)
 			print_limits(&top->lim);
 		if (o->intersect)
 			voff_feat_print(stdout, "intersection", &other_dev);
-		return ferror(stdout) ? 1 : 0;
+		return VOFF_EXIT_OK;
 	}
-	arr = json_object_new_array();
-	obj = feat_json(name, &top->feat);
-	if (o->show_limits)
-		json_object_object_add(obj, "limits", limits_json(&top->lim));
-	json_object_array_add(arr, obj);
-	if (o->intersect)
-		json_object_array_add(arr, feat_json("intersection",
-						     &other_dev));
-	printf("%s\n", json_object_to_json_string_ext(
-			       arr, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_SPACED));
-	json_object_put(arr);
-	return ferror(stdout) ? 1 : 0;
+	/* One array per invocation, as `ethtool --json` and `ip -j`. */
+	putchar('[');
+	voff_feat_print_json(stdout, name, &top->feat,
+			     o->show_limits ? &top->lim : NULL);
+	if (o->intersect) {
+		putchar(',');
+		voff_feat_print_json(stdout, "intersection", &other_dev, NULL);
+	}
+	puts("]");
+	return VOFF_EXIT_OK;
 }
 
 int features_main(int argc, char **argv)
@@ -429,40 +597,41 @@ int features_main(int argc, char **argv)
 	int bad = 0, err;
 	bool mask_tun;
 
-	if (parse_opts(argc, argv, &o)) {
-		usage(stderr);
-		return 2;
-	}
+	err = parse_opts(argc, argv, &o);
+	if (err >= 0)
+		return err;
 	if ((argc - optind) % 2) {
-		fprintf(stderr, "voff features: requests come in pairs: "
-				"NAME on|off\n");
-		return 2;
+		fprintf(stderr, CMD ": requests come in pairs: NAME on|off\n");
+		return VOFF_EXIT_USAGE;
 	}
 	err = voff_feat_parse_requests(argv + optind, argc - optind, &mask,
 				       &on, &bad);
 	if (err) {
-		fprintf(stderr, "voff features: %s '%s'\n",
+		fprintf(stderr, CMD ": %s '%s'\n",
 			err == -ENOENT ? "unknown feature" : "expected on|off, "
 							     "not",
 			argv[optind + bad]);
-		return 2;
+		return VOFF_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < o.n_lower; i++)
+		if (load_src(o.lower_src[i], &o.lower[i]))
+			return VOFF_EXIT_FAIL;
 	if (load_src(default_base(&o), &top))
-		return 1;
+		return VOFF_EXIT_FAIL;
 	/* Its reader has set nothing yet: the TUN_USER bits stay masked. */
 	mask_tun = o.has_tun || !strcmp(default_base(&o), "tap-fresh");
 	if (o.fix)
 		top.feat.active = voff_feat_fix(top.feat.active,
 						top.feat.gso_partial);
 	if (o.has_tun && voff_feat_tap_apply(&top.feat, o.tun)) {
-		fprintf(stderr, "voff features: TUNSETOFFLOAD 0x%x: EINVAL\n",
-			o.tun);
-		return 1;
+		fprintf(stderr, CMD ": --tun: TUNSETOFFLOAD refuses 0x%x "
+				"(EINVAL)\n", o.tun);
+		return VOFF_EXIT_USAGE;
 	}
 	stack_limits(o.kind, &top.lim, o.lower, o.n_lower);
 	for (size_t i = 0; i < o.n_limits; i++)
 		if (parse_limit(o.limits[i], &top.lim))
-			return 1;
+			return VOFF_EXIT_USAGE;
 	if (o.kind != ST_NONE)
 		update(o.kind, &top.feat, o.lower, o.n_lower);
 	if (mask) {

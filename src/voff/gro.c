@@ -14,7 +14,6 @@
  * engine hands back are written as they were read.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,10 +23,13 @@
 #include <voff/voff.h>
 #include <voff/gro.h>
 
+#include "capture.h"
 #include "cmd.h"
+#include "num.h"
+#include "opts.h"
+#include "outfile.h"
 
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
+#define CMD "voff gro"
 
 static void usage(FILE *f)
 {
@@ -36,7 +38,9 @@ static void usage(FILE *f)
 		"[--max-flows N] [--no-udp] IN.pcap OUT.pcap\n"
 		"\n"
 		"Coalesce the TCP segments and UDP datagrams of each flow of a\n"
-		"capture into super-packets with Linux 6.18's GRO rules.\n"
+		"capture into super-packets with Linux 6.18's GRO rules.  - is\n"
+		"standard input (IN) or output (OUT).  OUT appears only once\n"
+		"complete.\n"
 		"\n"
 		"  --flush-timeout NS  hold a flow at most NS nanoseconds of\n"
 		"                      capture time (default: no limit, the\n"
@@ -51,20 +55,28 @@ static void usage(FILE *f)
 }
 
 struct gro_run {
+	const char *in, *outp;	/* the files as named */
 	struct voff_gro *g;
 	uint64_t timeout;
 	struct voff_pcap *out;
-	uint64_t written;
+	uint64_t frames;	/* read from the input */
+	uint64_t written;	/* in the output */
 	uint64_t supers;
 	uint64_t segs_in_supers;
+	uint64_t left_out;	/* too big to load */
+	struct cap_snaps snaps;	/* cut by the capture: passed unchanged */
 };
 
-/* Write one packet; engine outputs get complete checksums first. */
+/*
+ * Write one packet; engine outputs get complete checksums first.
+ * Return: 0, or -1 after saying why.
+ */
 static int put(struct gro_run *r, struct voff_pkt *p, uint64_t ns,
 	       bool from_engine)
 {
 	int rc = 0;
 
+	r->written++;
 	if (from_engine) {
 		if (p->gso_segs > 1) {
 			r->supers++;
@@ -72,12 +84,17 @@ static int put(struct gro_run *r, struct voff_pkt *p, uint64_t ns,
 		}
 		rc = voff_pkt_csum_complete(p);
 		p->rx_ns = ns;
+		if (rc)
+			cap_error(CMD, r->outp, 1, r->written, rc,
+				  "checksum of a super-packet");
 	}
-	if (!rc)
+	if (!rc) {
 		rc = voff_pcap_write(r->out, p);
+		if (rc)
+			cap_error(CMD, r->outp, 1, r->written, rc, NULL);
+	}
 	voff_pkt_free(p);
-	r->written++;
-	return rc;
+	return rc ? -1 : 0;
 }
 
 static int drain(struct gro_run *r, uint64_t ns)
@@ -93,64 +110,193 @@ static int drain(struct gro_run *r, uint64_t ns)
 	return 0;
 }
 
-/* Offer every frame of @in; returns 0 or a negative error. */
-static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool,
-	       uint64_t *frames)
+/* Offer one frame @p to the engine; Return: 0, or -1 after saying why. */
+static int offer(struct gro_run *r, struct voff_pkt *p, uint64_t now)
+{
+	int rc;
+
+	/* Flows whose time is up leave before this frame arrives. */
+	if (r->timeout)
+		voff_gro_flush(r->g, now);
+	rc = drain(r, now);
+	if (rc) {
+		voff_pkt_free(p);
+		return rc;
+	}
+	rc = voff_gro_receive(r->g, p, now);
+	if (rc < 0) {
+		voff_pkt_free(p);
+		return cap_error(CMD, r->in, 0, r->frames, rc, NULL);
+	}
+	if (rc != VOFF_GRO_PASS)
+		return 0;
+	rc = drain(r, now);
+	if (rc) {
+		voff_pkt_free(p);
+		return rc;
+	}
+	return put(r, p, p->rx_ns, false);
+}
+
+/*
+ * A frame the capture cut cannot be merged (its payload is not all
+ * there): it passes unchanged, its on-wire length kept, after every held
+ * flow, so no flow's frames change order.  Return: 0, or -1 (reported).
+ */
+static int pass_snapped(struct gro_run *r, struct voff_pkt *p,
+			const struct voff_pcap *in, uint64_t now)
+{
+	uint32_t wire = voff_pcap_orig_len(in);
+	int rc;
+
+	cap_snapped(&r->snaps, r->frames, p->len, wire);
+	voff_gro_flush_all(r->g);
+	rc = drain(r, now);
+	if (!rc) {
+		r->written++;
+		rc = voff_pcap_write_snapped(r->out, p, wire);
+		if (rc)
+			rc = cap_error(CMD, r->outp, 1, r->written, rc, NULL);
+	}
+	voff_pkt_free(p);
+	return rc;
+}
+
+/* Offer every frame of @in; Return: 0, or -1 after saying why. */
+static int run(struct gro_run *r, struct voff_pcap *in, struct voff_pool *pool)
 {
 	uint64_t now = 0;
 	struct voff_pkt *p;
-	int rc;
 
 	for (;;) {
-		rc = voff_pkt_alloc(pool, &p);
-		if (rc)
-			return rc;
+		int rc = voff_pkt_alloc(pool, &p);
+
+		if (rc) {
+			fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
+			return -1;
+		}
 		rc = voff_pcap_read(in, p);
-		if (rc == 0 || (rc < 0 && rc != VOFF_E_PCAP_SNAP &&
-				rc != VOFF_E_TOO_BIG)) {
+		if (rc == 0) {
 			voff_pkt_free(p);
 			break;
 		}
+		r->frames++;
 		if (rc == VOFF_E_TOO_BIG) {
+			/* Not loaded, so it cannot be passed on either. */
+			cap_error(CMD, r->in, 0, r->frames, rc, "left out");
+			r->left_out++;
 			voff_pkt_free(p);
 			continue;
 		}
-		(*frames)++;
+		if (rc < 0 && rc != VOFF_E_PCAP_SNAP) {
+			voff_pkt_free(p);
+			return cap_error(CMD, r->in, 0, r->frames, rc, NULL);
+		}
 		if (p->rx_ns > now)
 			now = p->rx_ns;
-		/* Flows whose time is up leave before this frame arrives. */
-		if (r->timeout)
-			voff_gro_flush(r->g, now);
-		rc = drain(r, now);
-		if (!rc)
-			rc = voff_gro_receive(r->g, p, now);
-		if (rc < 0) {
-			voff_pkt_free(p);
-			return rc;
-		}
-		if (rc == VOFF_GRO_PASS) {
-			rc = drain(r, now);
-			if (!rc)
-				rc = put(r, p, p->rx_ns, false);
-			else
-				voff_pkt_free(p);
-			if (rc)
-				return rc;
-		}
+		rc = rc == VOFF_E_PCAP_SNAP ? pass_snapped(r, p, in, now) :
+					      offer(r, p, now);
+		if (rc)
+			return -1;
 	}
-	if (rc < 0)
-		return rc;
 	voff_gro_flush_all(r->g);
 	return drain(r, now);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+/*
+ * Run the engine over @r->in into @r->outp, which appears only when every
+ * frame is written.  Return: 0, or -1 after saying why (no output then).
+ */
+static int coalesce(struct gro_run *r, struct voff_gro_config *cfg)
 {
-	char *end;
+	struct voff_gro_stats st;
+	struct voff_pool *pool = NULL;
+	struct voff_pcap *in = NULL;
+	struct outfile of;
+	int rc;
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || s[0] == '-' ? -EINVAL : 0;
+	if (outfile_begin(&of, CMD, r->in, r->outp))
+		return -1;
+	rc = cap_open_read(&in, CMD, r->in);
+	if (rc)
+		goto err_in;
+	cfg->start = voff_pcap_start(in);
+	rc = voff_gro_new(&r->g, cfg);
+	if (rc) {
+		fprintf(stderr, CMD ": GRO engine: %s\n", voff_strerror(rc));
+		goto err_gro;
+	}
+	/* Each held flow keeps its frame's buffer: room for all of them. */
+	rc = voff_pool_new(&pool, (cfg->max_flows ? cfg->max_flows
+						  : VOFF_GRO_DEFAULT_FLOWS) + 8,
+			   VOFF_PKT_SUPER_ROOM);
+	if (rc) {
+		fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
+		goto err_pool;
+	}
+	rc = voff_pcap_open_write(&r->out, of.write, cfg->start);
+	if (rc) {
+		cap_error(CMD, r->outp, 1, 0, rc, NULL);
+		goto err_out;
+	}
+	r->timeout = cfg->flush_timeout_ns;
+	rc = run(r, in, pool);
+	voff_gro_stats(r->g, &st);
+	if (!rc) {
+		rc = voff_pcap_close(r->out);
+		if (rc)
+			cap_error(CMD, r->outp, 1, 0, rc, NULL);
+	} else {
+		voff_pcap_close(r->out);
+	}
+	if (!rc) {
+		cap_snaps_note(&r->snaps, CMD, r->in, "passed unchanged");
+		fprintf(stderr,
+			CMD ": %" PRIu64 " frames in, %" PRIu64 " out (%" PRIu64
+			    " super-packets of %" PRIu64 " segments), %" PRIu64
+			    " passed, %" PRIu64 " bad checksums",
+			r->frames, r->written, r->supers, r->segs_in_supers,
+			st.passed, st.csum_bad);
+		if (r->snaps.n)
+			fprintf(stderr, ", %lu snapped", r->snaps.n);
+		fputc('\n', stderr);
+	}
+err_out:
+	voff_pool_free(pool);
+err_pool:
+	voff_gro_free(r->g);
+err_gro:
+	voff_pcap_close(in);
+err_in:
+	return outfile_end(&of, CMD, !rc);
+}
+
+/* One option; Return: 0, or -1 after printing why its value is bad. */
+static int one_opt(void *ctx, int c)
+{
+	struct voff_gro_config *cfg = ctx;
+	uint32_t v = 0;
+	int err;
+
+	switch (c) {
+	case 't':
+		return num_opt(CMD, "--flush-timeout", optarg, 0, UINT64_MAX,
+			       &cfg->flush_timeout_ns);
+	case 's':
+		err = num_opt_u32(CMD, "--max-size", optarg, 1,
+				  VOFF_GRO_MAX_DATAGRAM, &v);
+		cfg->max_size = v;
+		return err;
+	case 'f':
+		err = num_opt_u32(CMD, "--max-flows", optarg, 1, 65536, &v);
+		cfg->max_flows = v;
+		return err;
+	case 'u':
+		cfg->no_udp = true;
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 int gro_main(int argc, char **argv)
@@ -165,107 +311,18 @@ int gro_main(int argc, char **argv)
 	};
 	struct voff_gro_config cfg = { 0 };
 	struct gro_run r = { 0 };
-	struct voff_gro_stats st;
-	struct voff_pool *pool = NULL;
-	struct voff_pcap *in = NULL;
-	char errbuf[512] = "";
-	uint64_t v, frames = 0;
-	int c, rc;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "h", .longopts = longopts,
+		.usage = usage, .one = one_opt, .ctx = &cfg,
+		.operands = 2, .expected = "IN.pcap and OUT.pcap",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_u64(optarg, &cfg.flush_timeout_ns))
-				goto bad_value;
-			break;
-		case 's':
-			if (parse_u64(optarg, &v) || v < 1 ||
-			    v > VOFF_GRO_MAX_DATAGRAM)
-				goto bad_value;
-			cfg.max_size = (unsigned int)v;
-			break;
-		case 'f':
-			if (parse_u64(optarg, &v) || v < 1 || v > 65536)
-				goto bad_value;
-			cfg.max_flows = (unsigned int)v;
-			break;
-		case 'u':
-			cfg.no_udp = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 2) {
-		fprintf(stderr, "voff gro: expected IN.pcap and OUT.pcap\n");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-
-	rc = voff_pcap_open_read(&in, argv[optind], errbuf, sizeof(errbuf));
-	if (rc) {
-		fprintf(stderr, "voff gro: %s: %s\n", argv[optind],
-			errbuf[0] ? errbuf : voff_strerror(rc));
-		return EXIT_FAIL;
-	}
-	cfg.start = voff_pcap_start(in);
-	rc = voff_gro_new(&r.g, &cfg);
-	if (rc)
-		goto err_gro;
-	/* Each held flow keeps its frame's buffer: room for all of them. */
-	rc = voff_pool_new(&pool, (cfg.max_flows ? cfg.max_flows
-						 : VOFF_GRO_DEFAULT_FLOWS) + 8,
-			   VOFF_PKT_SUPER_ROOM);
-	if (rc)
-		goto err_pool;
-	rc = voff_pcap_open_write(&r.out, argv[optind + 1], cfg.start);
-	if (rc) {
-		fprintf(stderr, "voff gro: %s: %s\n", argv[optind + 1],
-			voff_strerror(rc));
-		goto err_out;
-	}
-
-	r.timeout = cfg.flush_timeout_ns;
-	rc = run(&r, in, pool, &frames);
-	voff_gro_stats(r.g, &st);
-	if (voff_pcap_close(r.out) && !rc)
-		rc = -EIO;
-	if (rc) {
-		fprintf(stderr, "voff gro: %s\n", voff_strerror(rc));
-		goto err_run;
-	}
-	fprintf(stderr,
-		"voff gro: %" PRIu64 " frames in, %" PRIu64 " out (%" PRIu64
-		" super-packets of %" PRIu64 " segments), %" PRIu64
-		" passed, %" PRIu64 " bad checksums\n",
-		frames, r.written, r.supers, r.segs_in_supers, st.passed,
-		st.csum_bad);
-	voff_gro_free(r.g);
-	voff_pool_free(pool);
-	voff_pcap_close(in);
-	return 0;
-
-err_run:
-	voff_gro_free(r.g);
-	voff_pool_free(pool);
-	voff_pcap_close(in);
-	return EXIT_FAIL;
-err_out:
-	voff_pool_free(pool);
-err_pool:
-	voff_gro_free(r.g);
-err_gro:
-	voff_pcap_close(in);
-	fprintf(stderr, "voff gro: %s\n", voff_strerror(rc));
-	return EXIT_FAIL;
-
-bad_value:
-	fprintf(stderr, "voff gro: bad value '%s' for --%s\n", optarg,
-		longopts[c == 't' ? 0 : c == 's' ? 1 : 2].name);
-	return EXIT_USAGE;
+	if (rc >= 0)
+		return rc;
+	r.in = argv[optind];
+	r.outp = argv[optind + 1];
+	if (coalesce(&r, &cfg))
+		return VOFF_EXIT_FAIL;
+	return r.left_out ? VOFF_EXIT_FAIL : VOFF_EXIT_OK;
 }

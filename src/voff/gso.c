@@ -13,7 +13,6 @@
  * reported on standard error, and makes the exit status 1.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,22 +20,30 @@
 
 #include <voff/voff.h>
 
+#include "capture.h"
 #include "cmd.h"
+#include "num.h"
+#include "opts.h"
+#include "outfile.h"
 
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
+#define CMD "voff gso"
 #define MTU 1500
 
 struct gso_run {
+	const char *in, *outp;	/* the files as named */
+	struct voff_pcap *w;	/* the output */
+	unsigned long written;	/* frames in the output */
 	uint32_t mss;		/* 0: from each frame's headers */
 	uint32_t max_size;	/* 0: segment; else resegment to this */
 	uint32_t max_segs;
 	bool ufo;
+	bool segs_set, frag_set;	/* --max-segs, --frag-id given */
 	struct voff_gso_opts opts;
 	struct voff_pool *pool;
 	struct voff_pkt **out;
 	unsigned int cap;
 	unsigned long frames, cut, segs, copied, failed;
+	struct cap_snaps snaps;	/* cut by the capture: copied unchanged */
 };
 
 static void usage(FILE *f)
@@ -49,7 +56,8 @@ static void usage(FILE *f)
 		"Segment every frame of IN whose payload exceeds the MSS the\n"
 		"way Linux's software GSO does (TCP: TSO; UDP: USO, or IP\n"
 		"fragments with --ufo; VXLAN, Geneve and GRE tunnels too) and\n"
-		"write OUT; other frames are copied unchanged.\n"
+		"write OUT; other frames are copied unchanged.  - is standard\n"
+		"input (IN) or output (OUT).  OUT appears only once complete.\n"
 		"\n"
 		"  --mss N         payload bytes per segment (default: 1500\n"
 		"                  minus the frame's own L3 and L4 headers)\n"
@@ -57,29 +65,18 @@ static void usage(FILE *f)
 		"                  super-packets shorter than N bytes (GSO\n"
 		"                  limits of an egress; partial checksums)\n"
 		"  --max-segs N    with --max-size: segments per piece\n"
+		"                  (default 65535)\n"
 		"  --csum MODE     full (default): every checksum computed;\n"
 		"                  partial: L4 checksums left as the pseudo-\n"
 		"                  header seed an offloading egress completes\n"
 		"  --ufo           UDP as IP fragments (UFO) instead of USO\n"
-		"  --frag-id N     fragment ID for IPv6 UFO (default 0)\n"
+		"  --frag-id N     with --ufo: fragment ID for IPv6 UFO\n"
+		"                  (default 0)\n"
 		"  -h, --help      show this help\n"
 		"\n"
 		"Exit status: 0 when every frame was handled, 1 when a frame\n"
 		"could not be segmented (copied unchanged) or a file failed,\n"
 		"2 on usage errors.\n");
-}
-
-static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(s, &end, 0);
-	if (errno || end == s || *end || n < lo || n > hi)
-		return false;
-	*v = (uint32_t)n;
-	return true;
 }
 
 /* The gso_type of the innermost L4 header, 0 when there is nothing to do. */
@@ -142,25 +139,34 @@ static bool make_super(const struct gso_run *r, struct voff_pkt *pkt,
 	return true;
 }
 
-static int write_all(struct voff_pcap *w, struct voff_pkt **pkts, int n)
+/* Append @pkt to the output; Return: 0, or -1 after saying why. */
+static int put(struct gso_run *r, const struct voff_pkt *pkt)
+{
+	int err = voff_pcap_write(r->w, pkt);
+
+	r->written++;
+	if (err)
+		return cap_error(CMD, r->outp, 1, r->written, err, NULL);
+	return 0;
+}
+
+static int put_all(struct gso_run *r, struct voff_pkt **pkts, int n)
 {
 	int err = 0;
 
-	for (int i = 0; i < n; i++)
-		if (!err)
-			err = voff_pcap_write(w, pkts[i]);
+	for (int i = 0; i < n && !err; i++)
+		err = put(r, pkts[i]);
 	voff_pkt_free_bulk(pkts, (unsigned int)n);
 	return err;
 }
 
 /* One frame: segment (or resegment) it, or copy it. */
-static int one_frame(struct gso_run *r, struct voff_pcap *w,
-		     struct voff_pkt *pkt, enum voff_parse_start start)
+static int one_frame(struct gso_run *r, struct voff_pkt *pkt,
+		     enum voff_parse_start start)
 {
 	struct voff_parsed p;
 	int n;
 
-	r->frames++;
 	if (voff_pkt_parse(pkt, start, &p) != 0 || !make_super(r, pkt, &p))
 		goto copy;
 	/* Ethernet padding after the IP packet is no payload. */
@@ -172,8 +178,7 @@ static int one_frame(struct gso_run *r, struct voff_pcap *w,
 	else
 		n = voff_gso_segment(pkt, &r->opts, r->pool, r->out, r->cap);
 	if (n < 0) {
-		fprintf(stderr, "voff gso: frame %lu: %s (copied unchanged)\n",
-			r->frames, voff_strerror(n));
+		cap_error(CMD, r->in, 0, r->frames, n, "copied unchanged");
 		r->failed++;
 		goto copy;
 	}
@@ -181,71 +186,132 @@ static int one_frame(struct gso_run *r, struct voff_pcap *w,
 		goto copy;	/* already within the limits */
 	r->cut++;
 	r->segs += (unsigned long)n;
-	return write_all(w, r->out, n);
+	return put_all(r, r->out, n);
 copy:
 	r->copied++;
 	pkt->gso_type = 0;
 	pkt->gso_size = 0;
-	return voff_pcap_write(w, pkt);
+	return put(r, pkt);
 }
 
-static int run(struct gso_run *r, const char *in, const char *outp)
+/* Every frame of @rd to the output; Return: 0, or -1 after saying why. */
+static int frames(struct gso_run *r, struct voff_pcap *rd,
+		  struct voff_pkt *pkt)
 {
-	struct voff_pcap *rd = NULL, *w = NULL;
-	struct voff_pool *in_pool = NULL;
-	struct voff_pkt *pkt = NULL;
-	char errbuf[256] = "";
-	int err, rc = EXIT_FAIL;
-
-	err = voff_pcap_open_read(&rd, in, errbuf, sizeof(errbuf));
-	if (err) {
-		fprintf(stderr, "voff gso: %s: %s %s\n", in, voff_strerror(err),
-			errbuf);
-		return EXIT_FAIL;
-	}
-	err = voff_pcap_open_write(&w, outp, voff_pcap_start(rd));
-	if (err) {
-		fprintf(stderr, "voff gso: %s: %s\n", outp, voff_strerror(err));
-		goto err_write;
-	}
-	if (voff_pool_new(&in_pool, 1, VOFF_PKT_SUPER_ROOM) ||
-	    voff_pkt_alloc(in_pool, &pkt)) {
-		fprintf(stderr, "voff gso: out of memory\n");
-		goto err_pool;
-	}
 	for (;;) {
-		err = voff_pcap_read(rd, pkt);
+		int err = voff_pcap_read(rd, pkt);
+
 		if (err == 0)
-			break;
-		if (err == VOFF_E_PCAP_SNAP || err == VOFF_E_TOO_BIG) {
-			fprintf(stderr, "voff gso: frame %lu: %s (skipped)\n",
-				r->frames + 1, voff_strerror(err));
-			r->frames++;
+			return 0;
+		r->frames++;
+		if (err == VOFF_E_PCAP_SNAP) {
+			/* Its bytes are not all there: it cannot be cut. */
+			uint32_t wire = voff_pcap_orig_len(rd);
+
+			cap_snapped(&r->snaps, r->frames, pkt->len, wire);
+			r->written++;
+			err = voff_pcap_write_snapped(r->w, pkt, wire);
+			if (err)
+				return cap_error(CMD, r->outp, 1, r->written,
+						 err, NULL);
+			continue;
+		}
+		if (err == VOFF_E_TOO_BIG) {
+			cap_error(CMD, r->in, 0, r->frames, err, "left out");
 			r->failed++;
 			continue;
 		}
-		if (err < 0) {
-			fprintf(stderr, "voff gso: %s: %s\n", in,
-				voff_strerror(err));
-			goto err_read;
-		}
-		if (one_frame(r, w, pkt, voff_pcap_start(rd))) {
-			fprintf(stderr, "voff gso: %s: write failed\n", outp);
-			goto err_read;
-		}
+		if (err < 0)
+			return cap_error(CMD, r->in, 0, r->frames, err, NULL);
+		if (one_frame(r, pkt, voff_pcap_start(rd)))
+			return -1;
 	}
-	rc = r->failed ? EXIT_FAIL : 0;
-err_read:
-	voff_pkt_free(pkt);
-err_pool:
-	voff_pool_free(in_pool);
-	if (voff_pcap_close(w) && rc == 0)
-		rc = EXIT_FAIL;
-err_write:
-	voff_pcap_close(rd);
-	return rc;
 }
 
+/*
+ * Segment @r->in into @r->outp, which appears only when every frame is
+ * written.  Return: 0 (frames may have been refused: see @r), or -1 after
+ * saying why (no output then).
+ */
+static int run(struct gso_run *r)
+{
+	struct voff_pool *in_pool = NULL;
+	struct voff_pcap *rd = NULL;
+	struct voff_pkt *pkt = NULL;
+	struct outfile of;
+	int err;
+
+	if (outfile_begin(&of, CMD, r->in, r->outp))
+		return -1;
+	err = cap_open_read(&rd, CMD, r->in);
+	if (err)
+		goto err_read;
+	err = voff_pcap_open_write(&r->w, of.write, voff_pcap_start(rd));
+	if (err) {
+		cap_error(CMD, r->outp, 1, 0, err, NULL);
+		goto err_write;
+	}
+	err = voff_pool_new(&in_pool, 1, VOFF_PKT_SUPER_ROOM);
+	if (!err)
+		err = voff_pkt_alloc(in_pool, &pkt);
+	if (err)
+		fprintf(stderr, CMD ": %s\n", voff_strerror(err));
+	else
+		err = frames(r, rd, pkt);
+	voff_pkt_free(pkt);
+	voff_pool_free(in_pool);
+	if (!err) {
+		err = voff_pcap_close(r->w);
+		if (err)
+			cap_error(CMD, r->outp, 1, 0, err, NULL);
+	} else {
+		voff_pcap_close(r->w);
+	}
+err_write:
+	voff_pcap_close(rd);
+err_read:
+	return outfile_end(&of, CMD, !err);
+}
+
+/* One option; Return: 0, or -1 after printing why its value is bad. */
+static int one_opt(void *ctx, int c)
+{
+	struct gso_run *r = ctx;
+
+	switch (c) {
+	case 'm':
+		return num_opt_u32(CMD, "--mss", optarg, 1, 0xFFFE, &r->mss);
+	case 's':
+		return num_opt_u32(CMD, "--max-size", optarg, 64, 0x7FFFFFFF,
+				   &r->max_size);
+	case 'n':
+		r->segs_set = true;
+		return num_opt_u32(CMD, "--max-segs", optarg, 1, 0xFFFF,
+				   &r->max_segs);
+	case 'c':
+		if (!strcmp(optarg, "full"))
+			r->opts.csum_mode = VOFF_GSO_CSUM_FULL;
+		else if (!strcmp(optarg, "partial"))
+			r->opts.csum_mode = VOFF_GSO_CSUM_PARTIAL;
+		else {
+			fprintf(stderr, CMD ": --csum: '%s' is neither full "
+					    "nor partial\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 'u':
+		r->ufo = true;
+		return 0;
+	case 'f':
+		r->frag_set = true;
+		return num_opt_u32(CMD, "--frag-id", optarg, 0, UINT32_MAX,
+				   &r->opts.ipv6_frag_id);
+	default:
+		return -1;
+	}
+}
+
+/* Return: -1 to run, or the exit status (after --help, a usage error). */
 static int parse_args(struct gso_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -258,55 +324,25 @@ static int parse_args(struct gso_run *r, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "h", .longopts = longopts,
+		.usage = usage, .one = one_opt, .ctx = r,
+		.operands = 2, .expected = "IN.pcap and OUT.pcap",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		bool ok = true;
-
-		switch (c) {
-		case 'm':
-			ok = parse_u32(optarg, 1, 0xFFFE, &r->mss);
-			break;
-		case 's':
-			ok = parse_u32(optarg, 64, 0x7FFFFFFF, &r->max_size);
-			break;
-		case 'n':
-			ok = parse_u32(optarg, 1, 0xFFFF, &r->max_segs);
-			break;
-		case 'c':
-			if (!strcmp(optarg, "full"))
-				r->opts.csum_mode = VOFF_GSO_CSUM_FULL;
-			else if (!strcmp(optarg, "partial"))
-				r->opts.csum_mode = VOFF_GSO_CSUM_PARTIAL;
-			else
-				ok = false;
-			break;
-		case 'u':
-			r->ufo = true;
-			break;
-		case 'f':
-			ok = parse_u32(optarg, 0, 0xFFFFFFFF,
-				       &r->opts.ipv6_frag_id);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			ok = false;
-		}
-		if (!ok) {
-			if (c != '?')
-				fprintf(stderr, "voff gso: bad value '%s'\n",
-					optarg);
-			usage(stderr);
-			return -1;
-		}
+	if (rc >= 0)
+		return rc;
+	/* Options that mean nothing alone are refused, not ignored. */
+	if (r->segs_set && !r->max_size) {
+		fprintf(stderr, CMD ": --max-segs needs --max-size\n");
+		return VOFF_EXIT_USAGE;
 	}
-	if (argc - optind != 2) {
-		usage(stderr);
-		return -1;
+	if (r->frag_set && !r->ufo) {
+		fprintf(stderr, CMD ": --frag-id needs --ufo\n");
+		return VOFF_EXIT_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
 int gso_main(int argc, char **argv)
@@ -315,31 +351,43 @@ int gso_main(int argc, char **argv)
 	uint32_t room;
 	int rc;
 
-	if (parse_args(&r, argc, argv))
-		return EXIT_USAGE;
+	rc = parse_args(&r, argc, argv);
+	if (rc >= 0)
+		return rc;
 	/* Enough packets and room for the largest possible output. */
 	if (r.max_size) {
 		room = r.max_size + 64;
 		r.cap = 1024;
 	} else {
 		uint32_t mss = r.mss ? r.mss : MTU;
+		/* The default MSS is the MTU less the frame's own headers. */
+		uint32_t least = r.mss ? r.mss : MTU - VOFF_GSO_MAX_HDR;
 
 		room = mss + VOFF_GSO_SLOT_SIZE + 64;
-		r.cap = 0xFFFF / mss + 2;
+		r.cap = 0xFFFF / least + 2;
 	}
 	if (room > VOFF_PKT_SUPER_ROOM)
 		room = VOFF_PKT_SUPER_ROOM;
 	r.out = calloc(r.cap, sizeof(*r.out));
 	if (!r.out || voff_pool_new(&r.pool, r.cap, room)) {
-		fprintf(stderr, "voff gso: out of memory\n");
+		fprintf(stderr, CMD ": out of memory\n");
 		free(r.out);
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
-	rc = run(&r, argv[optind], argv[optind + 1]);
-	fprintf(stderr,
-		"voff gso: %lu frames: %lu segmented into %lu, %lu copied, "
-		"%lu failed\n",
-		r.frames, r.cut, r.segs, r.copied, r.failed);
+	rc = VOFF_EXIT_FAIL;
+	r.in = argv[optind];
+	r.outp = argv[optind + 1];
+	if (!run(&r)) {
+		cap_snaps_note(&r.snaps, CMD, r.in, "copied unchanged");
+		fprintf(stderr,
+			CMD ": %lu frames: %lu segmented into %lu, %lu copied, "
+			    "%lu failed",
+			r.frames, r.cut, r.segs, r.copied, r.failed);
+		if (r.snaps.n)
+			fprintf(stderr, ", %lu snapped", r.snaps.n);
+		fputc('\n', stderr);
+		rc = r.failed || r.snaps.n ? VOFF_EXIT_FAIL : VOFF_EXIT_OK;
+	}
 	voff_pool_free(r.pool);
 	free(r.out);
 	return rc;

@@ -6,12 +6,11 @@
  * A thin loop over libvoff: voff_pcap_read() loads each frame,
  * voff_parse() lists its headers and voff_parse_csum_check() verifies its
  * checksums.  This file only turns those results into one text line, or
- * one JSON object (json-c), per frame; the format is documented in
- * voff(1).  A frame that does not parse is reported with the headers
+ * one JSON object (json-c) of one array, per frame; the formats are
+ * documented in voff(1).  A frame that does not parse is reported with the headers
  * found before the fault and never stops the run; only a capture file that
  * cannot be read (exit 1) or a bad command line (exit 2) does.
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,10 +19,11 @@
 
 #include <voff/voff.h>
 
+#include "capture.h"
 #include "cmd.h"
+#include "opts.h"
 
-#define EXIT_READ 1
-#define EXIT_USAGE 2
+#define CMD "voff inspect"
 
 /* Verdict of a layer that carries no checksum voff checks. */
 #define NO_CSUM 0xFF
@@ -32,7 +32,10 @@
  * struct frame - what inspect learned about one frame
  * @index:	1-based position in the file
  * @len:	captured bytes
+ * @wire_len:	bytes on the wire (the capture's original length)
  * @snapped:	the capture kept fewer bytes than were on the wire
+ * @cut:	protocol of the header (or payload) the snap length cut, for
+ *		the "[|tcp]" mark; NULL when the cut ends nothing parsed
  * @err:	0, or why the frame could not be loaded or parsed
  * @p:		the parse result (layers before the fault on error)
  * @verdict:	per layer of @p: enum voff_csum_verdict, or NO_CSUM
@@ -43,7 +46,9 @@
 struct frame {
 	unsigned long index;
 	uint32_t len;
+	uint32_t wire_len;
 	bool snapped;
+	const char *cut;
 	int err;
 	struct voff_parsed p;
 	uint8_t verdict[VOFF_PARSE_MAX_LAYERS];
@@ -70,7 +75,7 @@ static void usage(FILE *f)
 		"whether each IPv4, TCP, UDP and GRE checksum is valid.\n"
 		"FILE - reads standard input.\n"
 		"\n"
-		"  -j, --json   one JSON object per frame and line\n"
+		"  -j, --json   a JSON array, one object per frame\n"
 		"  -h, --help   show this help\n"
 		"\n"
 		"Exit status: 0 when the file was read to its end (even with\n"
@@ -151,6 +156,78 @@ static void attach_verdicts(struct frame *fr,
 	}
 }
 
+/* An IPv6 extension header's name from its number, as parse.h names them. */
+static const char *ext_name(uint8_t nh)
+{
+	switch (nh) {
+	case 0: return voff_proto_name(VOFF_PROTO_IPV6_HOPOPTS);
+	case 43: return voff_proto_name(VOFF_PROTO_IPV6_ROUTING);
+	case 44: return voff_proto_name(VOFF_PROTO_IPV6_FRAG);
+	case 60: return voff_proto_name(VOFF_PROTO_IPV6_DSTOPTS);
+	default: return "ipv6_ext";
+	}
+}
+
+/*
+ * Where a snap length cut a frame the parser stopped at, from its error:
+ * the header the frame ends in (VOFF_E_TRUNC_<header>), or, with every
+ * header whole (VOFF_E_TRUNC_L3), the innermost one, whose payload is cut.
+ * NULL for an error that is no cut: the frame is malformed.
+ */
+static const char *cut_at(const struct frame *fr, const uint8_t *data)
+{
+	const struct voff_layer *last = fr->p.n_layers ?
+		&fr->p.layers[fr->p.n_layers - 1] : NULL;
+	static const struct {
+		int err;
+		enum voff_proto proto;
+	} trunc[] = {
+		{ VOFF_E_TRUNC_ETH, VOFF_PROTO_ETH },
+		{ VOFF_E_TRUNC_VLAN, VOFF_PROTO_VLAN },
+		{ VOFF_E_TRUNC_IPV4, VOFF_PROTO_IPV4 },
+		{ VOFF_E_TRUNC_IPV6, VOFF_PROTO_IPV6 },
+		{ VOFF_E_TRUNC_TCP, VOFF_PROTO_TCP },
+		{ VOFF_E_TRUNC_UDP, VOFF_PROTO_UDP },
+		{ VOFF_E_TRUNC_VXLAN, VOFF_PROTO_VXLAN },
+		{ VOFF_E_TRUNC_GENEVE, VOFF_PROTO_GENEVE },
+		{ VOFF_E_TRUNC_GRE, VOFF_PROTO_GRE },
+	};
+
+	for (size_t i = 0; i < sizeof(trunc) / sizeof(trunc[0]); i++)
+		if (fr->err == trunc[i].err)
+			return voff_proto_name(trunc[i].proto);
+	if (fr->err == VOFF_E_TRUNC_IPV6_EXT && last) {
+		/* The next header field: byte 6 of IPv6, 0 of an ext. */
+		return ext_name(data[last->off +
+				     (last->proto == VOFF_PROTO_IPV6 ? 6 : 0)]);
+	}
+	if (fr->err == VOFF_E_TRUNC_L3 && last)
+		return voff_proto_name(last->proto);
+	return NULL;
+}
+
+/*
+ * A frame the snap length cut: what was captured is decoded, not an
+ * error.  Only the checksums wholly captured can be checked: IPv4 header
+ * checksums (the L4 ones cover the cut payload).
+ */
+static void snapped(struct frame *fr, const uint8_t *data)
+{
+	fr->cut = cut_at(fr, data);
+	if (!fr->cut)
+		return;		/* malformed before the cut: an error */
+	fr->err = 0;
+	for (unsigned int i = 0; i < fr->p.n_layers; i++) {
+		const struct voff_layer *l = &fr->p.layers[i];
+
+		if (l->proto == VOFF_PROTO_IPV4 && l->off + l->len <= fr->len)
+			fr->verdict[i] = voff_csum_ipv4_hdr_ok(data + l->off,
+							       l->len) ?
+						 VOFF_CSUM_V_OK :
+						 VOFF_CSUM_V_BAD;
+	}
+}
+
 static void analyse(struct frame *fr, const uint8_t *data,
 		    enum voff_parse_start start,
 		    struct voff_csum_report *unmatched)
@@ -167,6 +244,8 @@ static void analyse(struct frame *fr, const uint8_t *data,
 		fr->p.n_layers = VOFF_PARSE_MAX_LAYERS;
 	if (fr->err) {
 		offsets_from_layers(fr);
+		if (fr->snapped)
+			snapped(fr, data);
 		return;
 	}
 	fr->l3_off = p->l3_off;
@@ -195,8 +274,8 @@ static void print_text(const struct frame *fr,
 		       const struct voff_csum_report *unmatched)
 {
 	printf("%lu len=%u", fr->index, fr->len);
-	if (fr->snapped)
-		printf(" snapped");
+	if (fr->wire_len != fr->len)
+		printf(" wire=%u", fr->wire_len);
 	for (unsigned int i = 0; i < fr->p.n_layers; i++) {
 		const struct voff_layer *l = &fr->p.layers[i];
 
@@ -208,10 +287,12 @@ static void print_text(const struct frame *fr,
 		printf(" %s:%s", voff_proto_name(unmatched->proto[i]),
 		       unmatched->verdict[i] <= 2 ?
 			       verdict_names[unmatched->verdict[i]] : "?");
+	if (fr->cut)
+		printf(" [|%s]", fr->cut);	/* tcpdump's mark of a cut */
 	if (fr->err)
 		printf(" error=%s (%s)", voff_err_name(fr->err),
 		       voff_strerror(fr->err));
-	else
+	else if (!fr->cut)
 		printf(" payload=%u", fr->payload_len);
 	putchar('\n');
 }
@@ -271,6 +352,8 @@ static void print_json(const struct frame *fr,
 	json_object_object_add(o, "index", json_object_new_int64(
 						   (int64_t)fr->index));
 	json_object_object_add(o, "len", json_object_new_int64(fr->len));
+	json_object_object_add(o, "wire_len",
+			       json_object_new_int64(fr->wire_len));
 	if (fr->snapped)
 		json_object_object_add(o, "snapped",
 				       json_object_new_boolean(1));
@@ -281,9 +364,12 @@ static void print_json(const struct frame *fr,
 	json_object_object_add(o, "inner_l3_off", json_off(fr->inner_l3_off));
 	json_object_object_add(o, "inner_l4_off", json_off(fr->inner_l4_off));
 	json_object_object_add(o, "payload_len",
-			       fr->err ? NULL :
+			       fr->err || fr->cut ? NULL :
 			       json_object_new_int64(fr->payload_len));
 	json_object_object_add(o, "csum", csum);
+	if (fr->cut)
+		json_object_object_add(o, "cut",
+				       json_object_new_string(fr->cut));
 	if (fr->err) {
 		struct json_object *e = json_object_new_object();
 
@@ -295,7 +381,8 @@ static void print_json(const struct frame *fr,
 					       voff_strerror(fr->err)));
 		json_object_object_add(o, "error", e);
 	}
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	      stdout);
 	json_object_put(o);
 }
 
@@ -309,19 +396,27 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 	struct voff_csum_report unmatched;
 	static struct frame fr;
 	unsigned long index = 0;
-	int rc;
+	int rc, status = VOFF_EXIT_OK;
 
+	/*
+	 * JSON: one array per run, as `ip -j` prints, streamed one frame
+	 * per line; closed even when the file turns out damaged, so what
+	 * was printed stays valid JSON.
+	 */
+	if (json)
+		putchar('[');
 	while ((rc = voff_pcap_read(pc, pkt)) != 0) {
 		memset(&fr, 0, sizeof(fr));
 		fr.index = ++index;
 		unmatched.n = 0;
 		if (rc < 0 && rc != VOFF_E_PCAP_SNAP && rc != VOFF_E_TOO_BIG) {
-			fprintf(stderr, "voff inspect: %s: frame %lu: %s\n",
-				path, index, voff_strerror(rc));
-			return EXIT_READ;
+			cap_error(CMD, path, 0, index, rc, NULL);
+			status = VOFF_EXIT_FAIL;
+			break;
 		}
 		fr.snapped = rc == VOFF_E_PCAP_SNAP;
 		fr.len = pkt->len;
+		fr.wire_len = voff_pcap_orig_len(pc);
 		if (rc == VOFF_E_TOO_BIG) {
 			/* Not loaded: report it, with no layers, and go on. */
 			fr.err = rc;
@@ -329,11 +424,24 @@ static int inspect_file(struct voff_pcap *pc, struct voff_pkt *pkt,
 		} else {
 			analyse(&fr, voff_pkt_data(pkt), start, &unmatched);
 		}
+		if (json && index > 1)
+			fputs(",\n", stdout);
 		if (json)
 			print_json(&fr, &unmatched);
 		else
 			print_text(&fr, &unmatched);
 	}
+	if (json)
+		puts("]");
+	return status;
+}
+
+/* -j, the one option; Return: 0. */
+static int one_opt(void *ctx, int c)
+{
+	bool *json = ctx;
+
+	*json = c == 'j';
 	return 0;
 }
 
@@ -344,39 +452,21 @@ int inspect_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char errbuf[512] = "";
 	struct voff_pool *pool = NULL;
 	struct voff_pcap *pc = NULL;
 	struct voff_pkt *pkt;
 	bool json = false;
-	int c, rc;
+	const struct opts_spec spec = {
+		.cmd = CMD, .shortopts = "jh", .longopts = longopts,
+		.usage = usage, .one = one_opt, .ctx = &json,
+		.operands = 1, .expected = "one capture file",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "voff inspect: expected one capture file\n");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-
-	rc = voff_pcap_open_read(&pc, argv[optind], errbuf, sizeof(errbuf));
-	if (rc) {
-		fprintf(stderr, "voff inspect: %s\n",
-			errbuf[0] ? errbuf : voff_strerror(rc));
-		return EXIT_READ;
-	}
+	if (rc >= 0)
+		return rc;
+	if (cap_open_read(&pc, CMD, argv[optind]))
+		return VOFF_EXIT_FAIL;
 	rc = voff_pool_new(&pool, 1, VOFF_PKT_SUPER_ROOM);
 	if (rc)
 		goto err_pool;
@@ -384,11 +474,8 @@ int inspect_main(int argc, char **argv)
 	if (rc)
 		goto err_pkt;
 
+	/* main.c checks that standard output took it all. */
 	rc = inspect_file(pc, pkt, argv[optind], json);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "voff inspect: error writing output\n");
-		rc = EXIT_READ;
-	}
 	voff_pkt_free(pkt);
 	voff_pool_free(pool);
 	voff_pcap_close(pc);
@@ -398,6 +485,6 @@ err_pkt:
 	voff_pool_free(pool);
 err_pool:
 	voff_pcap_close(pc);
-	fprintf(stderr, "voff inspect: %s\n", voff_strerror(rc));
-	return EXIT_READ;
+	fprintf(stderr, CMD ": %s\n", voff_strerror(rc));
+	return VOFF_EXIT_FAIL;
 }

@@ -18,9 +18,7 @@
  * line and the configuration only).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -37,10 +35,10 @@
 #include "ctl_server.h"
 #include "isolation.h"
 #include "log.h"
+#include "num.h"
+#include "opts.h"
 #include "service.h"
 
-#define EXIT_FAIL 1
-#define EXIT_USAGE 2
 #define MAX_SPECS VOFF_SWITCH_MAX_PORTS
 /* Housekeeping (voff_switch_tick(), drop-rate windows) every second. */
 #define TICK_NS 1000000000ll
@@ -77,7 +75,7 @@ struct alarm {
  * @specs:	the --port specs, read before the file at every (re)load
  * @nspecs:	how many
  * @config:	the --config file, NULL for none
- * @alarm_pct:	drop-rate threshold in percent, 0: no alarms
+ * @alarm_pct:	drop-rate threshold in whole percent, 0: no alarms
  * @window:	ticks per drop-rate window
  * @ticks:	ticks since the window started
  * @alarm:	per port id
@@ -89,7 +87,7 @@ struct svc {
 	const char *const *specs;
 	int nspecs;
 	const char *config;
-	double alarm_pct;
+	unsigned int alarm_pct;
 	unsigned int window;
 	unsigned int ticks;
 	struct alarm alarm[VOFF_SWITCH_MAX_PORTS];
@@ -213,14 +211,15 @@ static int cmd_monitor(void *ctx, char **w, int n, FILE *out, bool json,
 	return ctl_server_monitor(v->srv, json, err, errlen);
 }
 
-const struct voff_switch_ctl_cmd switch_ctl_cmds[] = {
+static const struct voff_switch_ctl_cmd owner_cmds[] = {
 	{ "reload", "", 0, 0, cmd_reload,
 	  "re-read the configuration file and apply the difference" },
 	{ "monitor", "", 0, 0, cmd_monitor,
 	  "stream events, one line each, until closed" },
 };
+const struct voff_switch_ctl_cmd *const switch_ctl_cmds = owner_cmds;
 const unsigned int switch_ctl_ncmds =
-	sizeof(switch_ctl_cmds) / sizeof(switch_ctl_cmds[0]);
+	sizeof(owner_cmds) / sizeof(owner_cmds[0]);
 
 /* ---- events of the library, logged -------------------------------------- */
 
@@ -473,7 +472,7 @@ static int loop(struct svc *v, const sigset_t *waitmask)
 		if (n < 0 && errno != EINTR) {
 			log_event(LOG_LVL_ERROR, "error", NULL, NULL,
 				  "ppoll: %s", strerror(errno));
-			return EXIT_FAIL;
+			return VOFF_EXIT_FAIL;
 		}
 		if (stop_sig)
 			break;
@@ -519,7 +518,7 @@ static int isolate(const struct voff_switch_conf *c, bool drop, bool filter,
 		if (err) {
 			fprintf(stderr, "voff switch: dropping capabilities: "
 				"%s\n", voff_strerror(err));
-			return EXIT_FAIL;
+			return VOFF_EXIT_FAIL;
 		}
 	}
 	if (filter) {
@@ -527,7 +526,7 @@ static int isolate(const struct voff_switch_conf *c, bool drop, bool filter,
 		if (err) {
 			fprintf(stderr, "voff switch: seccomp: %s\n",
 				voff_strerror(err));
-			return EXIT_FAIL;
+			return VOFF_EXIT_FAIL;
 		}
 	}
 	return 0;
@@ -546,7 +545,7 @@ static int check_specs(const char *const *specs, int n)
 			continue;
 		fprintf(stderr, "voff switch: --port %s: %s\n", specs[i],
 			ps.err);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -557,12 +556,12 @@ static int check_build(bool drop, bool filter)
 	if (drop && !isolate_caps_available()) {
 		fprintf(stderr, "voff switch: --drop-caps: this voff was "
 			"built without libcap (libcap-dev)\n");
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	if (filter && !isolate_seccomp_available()) {
 		fprintf(stderr, "voff switch: --seccomp: this voff was "
 			"built without libseccomp (libseccomp-dev)\n");
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -646,27 +645,72 @@ struct opts {
 	const char *config, *ctl, *pidfile;
 	struct voff_switch_config cfg;
 	enum log_level level;
-	double alarm_pct;
-	unsigned int window;
+	uint32_t alarm_pct;
+	uint32_t window;
 	bool daemonize, drop, filter, use_syslog, check;
 };
 
-/* A number of --drop-alarm or --drop-window; Return: 0 or EXIT_USAGE. */
-static int number(const char *opt, const char *text, double min, double max,
-		  double *out)
+/* One option of the command line (struct opts_spec.one). */
+static int one(void *ctx, int c)
 {
-	char *end = NULL;
-	double d;
+	struct opts *o = ctx;
+	int lvl;
 
-	errno = 0;
-	d = strtod(text, &end);
-	if (!*text || *end || errno || !isfinite(d) || d < min || d > max) {
-		fprintf(stderr, "voff switch: %s: expected a number from %g to "
-			"%g, not '%s'\n", opt, min, max, text);
-		return EXIT_USAGE;
+	switch (c) {
+	case 'p':
+		if (o->nspecs == MAX_SPECS) {
+			fprintf(stderr, "voff switch: too many ports (max %d)\n",
+				MAX_SPECS);
+			return -1;
+		}
+		o->specs[o->nspecs++] = optarg;
+		return 0;
+	case 'f':
+		o->config = optarg;
+		return 0;
+	case 'c':
+		o->ctl = optarg;
+		return 0;
+	case 'P':
+		o->cfg.no_propagate = true;
+		return 0;
+	case 'd':
+		o->daemonize = true;
+		return 0;
+	case 'D':
+		o->drop = true;
+		return 0;
+	case 'S':
+		o->filter = true;
+		return 0;
+	case 'i':
+		o->pidfile = optarg;
+		return 0;
+	case 'l':
+		lvl = log_level_parse(optarg);
+		if (lvl < 0) {
+			fprintf(stderr, "voff switch: --log-level: expected "
+				"error, warning, notice, info or debug, not "
+				"'%s'\n", optarg);
+			return -1;
+		}
+		o->level = (enum log_level)lvl;
+		return 0;
+	case 'y':
+		o->use_syslog = true;
+		return 0;
+	case 'a':
+		return num_opt_u32("voff switch", "--drop-alarm", optarg, 0, 100,
+				   &o->alarm_pct) ? -1 : 0;
+	case 'w':
+		return num_opt_u32("voff switch", "--drop-window", optarg, 1,
+				   3600, &o->window) ? -1 : 0;
+	case 'k':
+		o->check = true;
+		return 0;
+	default:
+		return -1;
 	}
-	*out = d;
-	return 0;
 }
 
 /* Return: -1 to go on, or the exit status. */
@@ -689,77 +733,25 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double d;
-	int opt, lvl;
+	const struct opts_spec spec = {
+		.cmd = "voff switch",
+		.shortopts = "p:c:Pdh",
+		.longopts = lopts,
+		.usage = usage,
+		.one = one,
+		.ctx = o,
+		.operands = 0,
+		.expected = "no operand (ports are --port SPEC)",
+	};
+	int rc = opts_parse(&spec, argc, argv);
 
-	while ((opt = getopt_long(argc, argv, "p:c:Pdh", lopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (o->nspecs == MAX_SPECS) {
-				fprintf(stderr,
-					"voff switch: too many ports\n");
-				return EXIT_USAGE;
-			}
-			o->specs[o->nspecs++] = optarg;
-			break;
-		case 'f':
-			o->config = optarg;
-			break;
-		case 'c':
-			o->ctl = optarg;
-			break;
-		case 'P':
-			o->cfg.no_propagate = true;
-			break;
-		case 'd':
-			o->daemonize = true;
-			break;
-		case 'D':
-			o->drop = true;
-			break;
-		case 'S':
-			o->filter = true;
-			break;
-		case 'i':
-			o->pidfile = optarg;
-			break;
-		case 'l':
-			lvl = log_level_parse(optarg);
-			if (lvl < 0) {
-				fprintf(stderr, "voff switch: --log-level: "
-					"expected error, warning, notice, "
-					"info or debug, not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			o->level = (enum log_level)lvl;
-			break;
-		case 'y':
-			o->use_syslog = true;
-			break;
-		case 'a':
-			if (number("--drop-alarm", optarg, 0, 100,
-				   &o->alarm_pct))
-				return EXIT_USAGE;
-			break;
-		case 'w':
-			if (number("--drop-window", optarg, 1, 3600, &d))
-				return EXIT_USAGE;
-			o->window = (unsigned int)d;
-			break;
-		case 'k':
-			o->check = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc || (!o->nspecs && !o->config)) {
+	if (rc >= 0)
+		return rc;
+	if (!o->nspecs && !o->config) {
+		fprintf(stderr, "voff switch: expected --port SPEC or --config "
+			"FILE\n");
 		usage(stderr);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	return -1;
 }
@@ -778,19 +770,19 @@ static int start(struct svc *v, const struct opts *o,
 	rc = conf_build(v, conf, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "voff switch: %s\n", err);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	rc = voff_switch_new(&v->sw, &o->cfg);
 	if (rc) {
 		fprintf(stderr, "voff switch: %s\n", voff_strerror(rc));
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	voff_switch_set_event_cb(v->sw, on_event, v);
 	rc = voff_switch_conf_apply(v->sw, *conf, 0, NULL);
 	if (rc) {
 		fprintf(stderr, "voff switch: %s\n",
 			voff_switch_conf_error(*conf));
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -803,7 +795,7 @@ static int check_only(const struct svc *v)
 
 	if (conf_build(v, &c, err, sizeof(err))) {
 		fprintf(stderr, "voff switch: %s\n", err);
-		return EXIT_USAGE;
+		return VOFF_EXIT_USAGE;
 	}
 	voff_switch_conf_free(c);
 	return 0;
@@ -821,12 +813,12 @@ static int lock_pidfile(const char *path, int *fd)
 	if (*fd == -EWOULDBLOCK) {
 		fprintf(stderr, "voff switch: --pidfile %s: held by running "
 			"process %ld\n", path, (long)holder);
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	if (*fd < 0) {
 		fprintf(stderr, "voff switch: --pidfile %s: %s\n", path,
 			voff_strerror(*fd));
-		return EXIT_FAIL;
+		return VOFF_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -892,7 +884,7 @@ int switch_main(int argc, char **argv)
 		fprintf(stderr, "voff switch: control socket %s: %s%s\n", o.ctl,
 			voff_strerror(rc),
 			rc == -EEXIST ? " (and is not a socket)" : "");
-		rc = EXIT_FAIL;
+		rc = VOFF_EXIT_FAIL;
 		goto err_ports;
 	}
 	v.st.extra = ctl_server_counters(v.srv, &v.st.n_extra);
@@ -901,13 +893,13 @@ int switch_main(int argc, char **argv)
 	/* Keep the directory: relative --ctl and pcap paths stay valid. */
 	if (o.daemonize && daemon(1, 0) < 0) {
 		perror("voff switch: daemon");
-		rc = EXIT_FAIL;
+		rc = VOFF_EXIT_FAIL;
 		goto err_ctl;
 	}
 	if (pidfd >= 0 && (rc = pidfile_write(pidfd))) {
 		fprintf(stderr, "voff switch: --pidfile %s: %s\n", o.pidfile,
 			voff_strerror(rc));
-		rc = EXIT_FAIL;
+		rc = VOFF_EXIT_FAIL;
 		goto err_ctl;
 	}
 	rc = isolate(conf, o.drop, o.filter, o.config != NULL);

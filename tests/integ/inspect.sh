@@ -89,7 +89,14 @@ def cap(name, magic, linktype, records):
 
 
 cap("snap.pcap", NSEC, 1, [(130, 130, 1, 0), (40, 130, 1, 1),
-                           (130, 130, 1, 2)])
+                           (130, 130, 1, 2), (70, 130, 1, 3),
+                           (34, 130, 1, 4)])
+# Sample frames 2 (IPv6, hop-by-hop, destination options, TCP) and 13 (IPv4
+# header length below 20: malformed before any cut), cut by a snap length.
+body = data[:24]
+for n, cut in ((1, 60), (1, 100), (12, 40)):
+    body += struct.pack("=IIII", 1, n, cut, len(frames[n])) + frames[n][:cut]
+open(f"{tmp}/snap2.pcap", "wb").write(body)
 cap("big.pcap", NSEC, 1, [(130, 130, 1, 0), (70000, 70000, 1, 1),
                           (130, 130, 1, 2)])
 cap("usec.pcap", USEC, 1, [(130, 130, 5, 250000)])
@@ -167,16 +174,26 @@ else
 fi
 
 # ---- frames the samples cannot show -------------------------------------------
-# A frame cut by the snap length is flagged and parsed as far as it goes.
+# A frame cut by the snap length: what was captured is decoded, the cut
+# marked as tcpdump marks it ([|tcp]), the on-wire length shown, and the
+# checksums wholly captured (IPv4 headers) checked.  Not an error.
 expect_text snapped "$tmp/snap.pcap" "\
 1 len=130 eth@0+14 ipv4@14+20:ok tcp@34+32:ok payload=64
-2 len=40 snapped eth@0+14 ipv4@14+20 error=trunc_tcp (frame ends inside the TCP header)
-3 len=130 eth@0+14 ipv4@14+20:ok tcp@34+32:ok payload=64"
+2 len=40 wire=130 eth@0+14 ipv4@14+20:ok [|tcp]
+3 len=130 eth@0+14 ipv4@14+20:ok tcp@34+32:ok payload=64
+4 len=70 wire=130 eth@0+14 ipv4@14+20:ok tcp@34+32 [|tcp]
+5 len=34 wire=130 eth@0+14 ipv4@14+20:ok [|tcp]"
+# IPv6 extension headers by name; a frame malformed before its cut is an
+# error still.
+expect_text snapped2 "$tmp/snap2.pcap" "\
+1 len=60 wire=118 eth@0+14 ipv6@14+40 [|ipv6_hopopts]
+2 len=100 wire=118 eth@0+14 ipv6@14+40 ipv6_hopopts@54+8 ipv6_dstopts@62+16 [|tcp]
+3 len=40 wire=52 eth@0+14 error=ipv4_ihl (IPv4 header length below 20 bytes)"
 
 # A frame too big for any packet is reported and the run goes on.
 expect_text too-big "$tmp/big.pcap" "\
 1 len=130 eth@0+14 ipv4@14+20:ok tcp@34+32:ok payload=64
-2 len=0 error=too_big (frame larger than the buffer)
+2 len=0 wire=70000 error=too_big (frame larger than the buffer)
 3 len=130 eth@0+14 ipv4@14+20:ok tcp@34+32:ok payload=64"
 
 # Microsecond timestamps, and a capture with no frames at all.
@@ -228,12 +245,14 @@ if [[ -w /dev/full ]]; then
 fi
 
 # ---- JSON, checked all at once ----------------------------------------------------
-for f in sample rawip snap mutants; do
+for f in sample rawip snap mutants empty; do
 	src=$tmp/$f.pcap
 	[[ $f == sample ]] && src=$sample
 	[[ $f == rawip ]] && src=$rawip
 	"$VOFF" inspect -j "$src" >"$tmp/$f.json" || fail "inspect -j $f"
 done
+# A file damaged part way: the frames before it, still one valid array.
+"$VOFF" inspect -j "$tmp/cut.pcap" >"$tmp/cut.json" 2>/dev/null
 : >"$tmp/tshark.txt"
 if command -v tshark >/dev/null; then
 	tshark -r "$sample" -T fields -e frame.len -e frame.time_epoch \
@@ -247,7 +266,7 @@ import json
 import sys
 
 tmp = sys.argv[1]
-KEYS = ["index", "len", "layers", "offsets", "l3_off", "l4_off",
+KEYS = ["index", "len", "wire_len", "layers", "offsets", "l3_off", "l4_off",
         "inner_l3_off", "inner_l4_off", "payload_len", "csum"]
 failed = 0
 
@@ -264,21 +283,33 @@ def report(name, problems):
 
 
 def load(name, problems):
-    frames = []
+    """One JSON array per run (as ip -j), one object per frame and line."""
     with open(f"{tmp}/{name}.json") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                frames.append(json.loads(line))
-            except ValueError as e:
-                problems.append(f"{name}:{n}: not JSON: {e}")
+        text = f.read()
+    try:
+        frames = json.loads(text)
+    except ValueError as e:
+        problems.append(f"{name}: not one JSON document: {e}")
+        return []
+    if not isinstance(frames, list):
+        problems.append(f"{name}: not an array")
+        return []
+    if text.count("\n") != max(len(frames), 1):
+        problems.append(f"{name}: not one frame per line")
     return frames
 
 
 def shape(fr, i, bad):
     """Keys, order and consistency every object must have."""
     keys = list(fr)
-    want = KEYS[:2] + (["snapped"] if "snapped" in fr else []) + KEYS[2:]
+    want = KEYS[:3] + (["snapped"] if "snapped" in fr else []) + KEYS[3:]
+    want += ["cut"] if "cut" in fr else []
     want += ["error"] if "error" in fr else []
+    if ("snapped" in fr) != (fr["wire_len"] > fr["len"] > 0):
+        bad.append(f"frame {i}: snapped {fr.get('snapped')} but len "
+                   f"{fr['len']} of {fr['wire_len']}")
+    if "cut" in fr and ("snapped" not in fr or fr["payload_len"] is not None):
+        bad.append(f"frame {i}: cut without snapped, or with payload_len")
     if keys != want:
         bad.append(f"frame {i}: keys {keys}")
     if fr["index"] != i:
@@ -299,7 +330,7 @@ def shape(fr, i, bad):
             bad.append(f"frame {i}: error keys {list(fr['error'])}")
         if fr["payload_len"] is not None or fr["csum"] != {}:
             bad.append(f"frame {i}: payload_len/csum set despite error")
-    elif fr["payload_len"] is None:
+    elif fr["payload_len"] is None and "cut" not in fr:
         bad.append(f"frame {i}: payload_len null without error")
 
 
@@ -366,11 +397,24 @@ bad = []
 snap = load("snap", bad)
 for i, fr in enumerate(snap, 1):
     shape(fr, i, bad)
-if len(snap) != 3 or snap[1].get("snapped") is not True or \
-        snap[1]["len"] != 40 or snap[1]["error"]["name"] != "trunc_tcp" or \
-        any("snapped" in fr for fr in (snap[0], snap[2])):
-    bad.append(f"snapped frame {snap[1:2]}")
+want = [(130, 130, None, {"ipv4": "ok", "tcp": "ok"}),
+        (40, 130, "tcp", {"ipv4": "ok"}),
+        (130, 130, None, {"ipv4": "ok", "tcp": "ok"}),
+        (70, 130, "tcp", {"ipv4": "ok"}),
+        (34, 130, "tcp", {"ipv4": "ok"})]
+got = [(fr["len"], fr["wire_len"], fr.get("cut"), fr["csum"]) for fr in snap]
+if got != want or any("error" in fr for fr in snap):
+    bad.append(f"snapped frames {got}")
 report("snapped frame in JSON", bad)
+
+# No frames: an empty array; damaged part way: the two frames before.
+bad = []
+if load("empty", bad) != []:
+    bad.append("empty capture: not []")
+cut = load("cut", bad)
+if [fr["index"] for fr in cut] != [1, 2]:
+    bad.append(f"damaged file: {len(cut)} objects")
+report("empty and damaged files in JSON", bad)
 
 # 300 damaged frames: all reported, all well-formed objects.
 bad = []

@@ -133,16 +133,18 @@ stat_of() {
 }
 
 # iperf_run CLIENT_NS SERVER_NS ADDR SECONDS OUT [ARGS...] - one iperf3
-# run (JSON in OUT) with its own one-shot server on port ${IPERF_PORT:-5201}
+# run (JSON in OUT) with its own one-shot server on port ${IPERF_PORT:-5201};
+# SECONDS 0 leaves the end to ARGS (-n BYTES)
 iperf_run() {
 	local cns=$1 sns=$2 addr=$3 secs=$4 out=$5 port=${IPERF_PORT:-5201}
-	local spid rc=1
+	local spid rc=1 t=()
 	shift 5
+	[ "$secs" = 0 ] || t=(-t "$secs")
 	ip netns exec "$sns" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 	spid=$!
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		sleep 0.2
-		ip netns exec "$cns" iperf3 -c "$addr" -p "$port" -t "$secs" \
+		ip netns exec "$cns" iperf3 -c "$addr" -p "$port" "${t[@]}" \
 			-J "$@" >"$out" 2>&1 && { rc=0; break; }
 		grep -q "refused" "$out" || break
 	done

@@ -27,7 +27,8 @@ if [[ -n $hits ]]; then
 fi
 
 if command -v shellcheck >/dev/null; then
-	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh .ci/run completion/*.bash)
+	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh tests/vectors/*.sh .ci/run \
+		completion/*.bash)
 	shellcheck "${scripts[@]}" || rc=1
 fi
 

@@ -55,6 +55,8 @@ expect 2 "voff switch: $conf:1: port '$a' is declared twice (first at --port)" \
 	"$voff" switch --ctl "$ctl" --port "pcap:$a" --config "$conf"
 expect 2 "voff switch: --log-level: expected error, warning, notice, info or debug, not 'loud'" \
 	"$voff" switch --ctl "$ctl" --config "$conf" --log-level loud
+expect 2 "voff switch: --drop-alarm: 101 out of range (0..100)" \
+	"$voff" switch --ctl "$ctl" --config "$conf" --drop-alarm 101
 
 # ---- started from --port and --config; save ----------------------------
 cat >"$conf" <<EOF
@@ -92,10 +94,10 @@ if vctl save "$t/saved.conf" && cmp -s "$t/saved.conf" "$t/want" &&
 else bad "save FILE"; fi
 mkdir "$t/ro" && chmod 500 "$t/ro"
 if [ "$(id -u)" -ne 0 ]; then
-	expect 1 "voff ctl: save: $t/ro/x.conf: Permission denied" \
+	expect 1 "voff ctl: $t/ro/x.conf: Permission denied" \
 		vctl save "$t/ro/x.conf"
 fi
-expect 1 "voff ctl: save: $t/nodir/x.conf: No such file or directory" \
+expect 1 "voff ctl: $t/nodir/x.conf: No such file or directory" \
 	vctl save "$t/nodir/x.conf"
 
 # A new switch from the saved file saves the identical text.

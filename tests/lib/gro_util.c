@@ -11,6 +11,7 @@
 #include <voff/csum.h>
 #include <voff/gro.h>
 #include <voff/pkt.h>
+#include <voff/vnet.h>
 
 #include "check.h"
 #include "frames.h"
@@ -213,4 +214,19 @@ void rec_complete(struct rec *o)
 	if (o->csum == VOFF_CSUM_PARTIAL)
 		CHECK_OK(voff_csum_complete_at(o->d, o->len, o->csum_start,
 					       o->csum_offset));
+}
+
+uint8_t gro_vnet_type(uint32_t gso_type)
+{
+	uint8_t v = VOFF_VNET_GSO_NONE;
+
+	if (gso_type & VOFF_GSO_TCPV4)
+		v = VOFF_VNET_GSO_TCPV4;
+	else if (gso_type & VOFF_GSO_TCPV6)
+		v = VOFF_VNET_GSO_TCPV6;
+	else if (gso_type & VOFF_GSO_UDP_L4)
+		v = VOFF_VNET_GSO_UDP_L4;
+	if (gso_type & VOFF_GSO_TCP_ECN)
+		v |= VOFF_VNET_GSO_ECN;
+	return v;
 }

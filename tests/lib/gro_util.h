@@ -113,4 +113,11 @@ uint32_t gro_test_seq(const struct rec *o, bool v6);
 /* Complete a recorded packet's partial checksum in place. */
 void rec_complete(struct rec *o);
 
+/*
+ * The virtio_net_hdr gso_type (VOFF_VNET_GSO_*) the kernel reports for a
+ * GRO output whose VOFF_GSO_* bits are @gso_type (FIXEDID has no virtio
+ * bit and is dropped).
+ */
+uint8_t gro_vnet_type(uint32_t gso_type);
+
 #endif /* VOFF_TEST_GRO_UTIL_H */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/pkt.h>
 
 #include "check.h"
@@ -644,6 +645,54 @@ static void t_vnet_hdr_sizes(void)
 	CHECK(!voff_packet_hdr_len_is_valid(11));
 }
 
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * voff_feat_print_json(): ethtool --json -k's object, member for line:
+ * the ifname escaped, a multi-member group line with null fixed and
+ * requested, a one-member group with its member's, the limits last.
+ */
+static void t_print_json(void)
+{
+	static char out[16384];
+	struct voff_feat_line lines[VOFF_FEAT_LINES_MAX];
+	struct voff_feat_dev d;
+	struct voff_limits lim;
+	size_t n, members = 0;
+	FILE *f;
+
+	voff_feat_dev_init(&d, VOFF_FEAT_PROFILE_VETH);
+	voff_limits_init(&lim);
+	f = fmemopen(out, sizeof(out), "w");
+	CHECK(f);
+	CHECK_OK(voff_feat_print_json(f, "v\"0", &d, &lim));
+	fclose(f);
+	CHECK(starts(out, "{\"ifname\":\"v\\\"0\",\"rx-checksumming\":"
+			  "{\"active\":true,\"fixed\":false,"
+			  "\"requested\":true},\"tx-checksumming\":"
+			  "{\"active\":true,\"fixed\":null,"
+			  "\"requested\":null},"));
+	CHECK(strstr(out, ",\"large-receive-offload\":{\"active\":false,"
+			  "\"fixed\":true,\"requested\":false},"));
+	CHECK(strstr(out, ",\"limits\":{\"mtu\":1500,\"gso_max_size\":65536,"
+			  "\"gso_max_segs\":65535,"));
+	CHECK(!strcmp(out + strlen(out) - 2, "}}"));
+	/* One member per line of the text, nothing else. */
+	n = voff_feat_lines(&d, lines, VOFF_FEAT_LINES_MAX);
+	for (const char *p = out; (p = strstr(p, "\"active\":")); p++)
+		members++;
+	CHECK_EQ(members, n);
+	/* Without limits, no "limits" member. */
+	f = fmemopen(out, sizeof(out), "w");
+	CHECK_OK(voff_feat_print_json(f, NULL, &d, NULL));
+	fclose(f);
+	CHECK(starts(out, "{\"ifname\":\"\","));
+	CHECK(!strstr(out, "limits"));
+}
+
 CHECK_MAIN(CHECK_TEST(t_table_bits_unique), CHECK_TEST(t_gso_ok),
 	   CHECK_TEST(t_fix_rules), CHECK_TEST(t_fix_random),
 	   CHECK_TEST(t_roundtrip_captures), CHECK_TEST(t_profiles),
@@ -655,4 +704,4 @@ CHECK_MAIN(CHECK_TEST(t_table_bits_unique), CHECK_TEST(t_gso_ok),
 	   CHECK_TEST(t_vlan), CHECK_TEST(t_always_on_sync),
 	   CHECK_TEST(t_tun_exhaustive),
 	   CHECK_TEST(t_tun_pairs), CHECK_TEST(t_tap_apply),
-	   CHECK_TEST(t_vnet_hdr_sizes))
+	   CHECK_TEST(t_vnet_hdr_sizes), CHECK_TEST(t_print_json))

@@ -131,7 +131,7 @@ static void t_ports(void)
 	r = ctl(sw, "ports add bogus:x", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: ports add: bogus:x: unknown port kind 'bogus' "
-			"(kinds: tap, tun, packet, pcap)\n");
+			"(kinds: tap, tun, packet, pcap, vhost-user)\n");
 	r = ctl(sw, "ports frob", &err);
 	CHECK_STR_EQ(r, "error: unknown ports subcommand 'frob'\n");
 	r = ctl(sw, "ports add", &err);
@@ -242,6 +242,20 @@ static void t_features(void)
 	CHECK_OK(err);
 	CHECK(strstr(r, "\"tx-tcp-segmentation\":{\"active\":false,"
 			"\"fixed\":false,\"requested\":false}"));
+	/* The shape of `voff features -j`: the same writer, in an array. */
+	{
+		struct voff_switch_port_info pi;
+		static char want[16384];
+		FILE *f = fmemopen(want, sizeof(want), "w");
+
+		CHECK(f);
+		voff_switch_port_info(sw, 0, &pi);
+		fputc('[', f);
+		CHECK_OK(voff_feat_print_json(f, "p0", &pi.feat, NULL));
+		fputs("]\n", f);
+		fclose(f);
+		CHECK_STR_EQ(r, want);
+	}
 	r = ctl(sw, "features p0 frob on", &err);
 	CHECK_EQ(err, -ENOENT);
 	CHECK_STR_EQ(r, "error: unknown feature 'frob'\n");

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udp.c - UDP sockets that move trains: addresses, open with the
+ * UDP_SEGMENT and UDP_GRO probes, receive with recvmmsg(), and the
+ * zero-copy split of a received train (udp.h)
+ *
+ * The send path lives in udp_tx.c; both share struct voff_udp through
+ * udp_int.h.  The socket is created inside its namespace with netns.c's
+ * helpers, as the TAP and AF_PACKET ports are.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/udp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <voff/pkt.h>
+#include <voff/udp.h>
+
+#include "netns_int.h"
+#include "udp_int.h"
+
+#ifndef SOL_UDP
+#define SOL_UDP IPPROTO_UDP
+#endif
+
+/* ---- addresses ----------------------------------------------------------- */
+
+socklen_t voff_udp_addr_len(const union voff_udp_addr *a)
+{
+	if (a->sa.sa_family == AF_INET)
+		return sizeof(a->in4);
+	if (a->sa.sa_family == AF_INET6)
+		return sizeof(a->in6);
+	return 0;
+}
+
+/* "4789" into @port; Return: 0 or -EINVAL. */
+static int parse_port(const char *s, uint16_t *port)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > 65535)
+		return -EINVAL;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int voff_udp_addr_parse(union voff_udp_addr *out, const char *text,
+			uint16_t port)
+{
+	union voff_udp_addr a;
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *p = NULL;
+	size_t n;
+
+	if (!out || !text)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	if (*text == '[') {
+		const char *close = strchr(text, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			return -EINVAL;
+		n = (size_t)(close - text - 1);
+		text++;
+		p = close[1] ? close + 2 : NULL;
+	} else {
+		const char *colon = strchr(text, ':');
+
+		/* One colon is a port; more make an IPv6 address. */
+		if (colon && !strchr(colon + 1, ':')) {
+			n = (size_t)(colon - text);
+			p = colon + 1;
+		} else {
+			n = strlen(text);
+		}
+	}
+	if (n == 0 || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, text, n);
+	host[n] = '\0';
+	if (p && parse_port(p, &port))
+		return -EINVAL;
+	if (inet_pton(AF_INET, host, &a.in4.sin_addr) == 1) {
+		a.in4.sin_family = AF_INET;
+		a.in4.sin_port = htons(port);
+	} else if (inet_pton(AF_INET6, host, &a.in6.sin6_addr) == 1) {
+		a.in6.sin6_family = AF_INET6;
+		a.in6.sin6_port = htons(port);
+	} else {
+		return -EINVAL;
+	}
+	*out = a;
+	return 0;
+}
+
+char *voff_udp_addr_format(const union voff_udp_addr *a, char *buf,
+			   size_t cap)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (!cap)
+		return buf;
+	if (a->sa.sa_family == AF_INET) {
+		inet_ntop(AF_INET, &a->in4.sin_addr, host, sizeof(host));
+		snprintf(buf, cap, "%s:%u", host, ntohs(a->in4.sin_port));
+	} else if (a->sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &a->in6.sin6_addr, host, sizeof(host));
+		snprintf(buf, cap, "[%s]:%u", host, ntohs(a->in6.sin6_port));
+	} else {
+		snprintf(buf, cap, "-");
+	}
+	return buf;
+}
+
+/* ---- open and close ------------------------------------------------------ */
+
+/* The family of @cfg, or -EINVAL for none, two, or one voff cannot use. */
+static int cfg_family(const struct voff_udp_cfg *cfg)
+{
+	int l = cfg->local.sa.sa_family, r = cfg->remote.sa.sa_family;
+	int f = l != AF_UNSPEC ? l : r;
+
+	if (l != AF_UNSPEC && r != AF_UNSPEC && l != r)
+		return -EINVAL;
+	if (f != AF_INET && f != AF_INET6)
+		return -EINVAL;
+	return f;
+}
+
+static int set_int(int fd, int level, int opt, int val)
+{
+	return setsockopt(fd, level, opt, &val, sizeof(val)) ? -errno : 0;
+}
+
+/*
+ * A buffer size: past net.core.[rw]mem_max when the caller may
+ * (CAP_NET_ADMIN), else as far as the limit allows, as wireguard-go does.
+ */
+static int set_buf(int fd, int force, int opt, int val)
+{
+	if (!set_int(fd, SOL_SOCKET, force, val))
+		return 0;
+	return set_int(fd, SOL_SOCKET, opt, val);
+}
+
+/*
+ * UDP_SEGMENT with size 0 only says "no default segmentation", and
+ * UDP_GRO 1 turns receive coalescing on: a kernel without the options
+ * answers ENOPROTOOPT, and the socket does without them.
+ */
+static void probe(struct voff_udp *u)
+{
+	if (!(u->flags & VOFF_UDP_F_NO_GSO)) {
+		u->gso = set_int(u->fd, SOL_UDP, UDP_SEGMENT, 0) == 0;
+		u->st.fallback_gso_probe = !u->gso;
+	}
+	if (!(u->flags & VOFF_UDP_F_NO_GRO)) {
+		u->gro = set_int(u->fd, SOL_UDP, UDP_GRO, 1) == 0;
+		u->st.fallback_gro_probe = !u->gro;
+	}
+}
+
+/* Create the socket inside @netns.  Return: 0 or a negative errno. */
+static int make_socket(struct voff_udp *u, const char *netns)
+{
+	int saved, err;
+
+	err = voff__netns_enter(netns, &saved);
+	if (err)
+		return err;
+	u->fd = socket(u->family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+	err = u->fd < 0 ? -errno : 0;
+	voff__netns_leave(saved);
+	return err;
+}
+
+/* Options, probes, bind and connect.  Return: 0 or a negative errno. */
+static int setup(struct voff_udp *u, const struct voff_udp_cfg *cfg)
+{
+	socklen_t len = sizeof(u->local);
+	int err = 0;
+
+	if (cfg->sndbuf)
+		err = set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+	if (!err && cfg->rcvbuf)
+		err = set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	if (!err && (cfg->flags & VOFF_UDP_F_REUSEADDR))
+		err = set_int(u->fd, SOL_SOCKET, SO_REUSEADDR, 1);
+	if (err)
+		return err;
+	probe(u);
+	if (cfg->local.sa.sa_family != AF_UNSPEC &&
+	    bind(u->fd, &cfg->local.sa, voff_udp_addr_len(&cfg->local)))
+		return -errno;
+	if (cfg->remote.sa.sa_family != AF_UNSPEC) {
+		if (connect(u->fd, &cfg->remote.sa,
+			    voff_udp_addr_len(&cfg->remote)))
+			return -errno;
+		u->remote = cfg->remote;
+		u->connected = true;
+	}
+	if (getsockname(u->fd, &u->local.sa, &len))
+		return -errno;
+	return 0;
+}
+
+int voff_udp_open(struct voff_udp **out, const struct voff_udp_cfg *cfg)
+{
+	struct voff_udp *u;
+	int family, err;
+
+	if (!out || !cfg)
+		return -EINVAL;
+	family = cfg_family(cfg);
+	if (family < 0 || cfg->rx_bufs > 65536 ||
+	    cfg->rx_batch > VOFF_BATCH_MAX)
+		return -EINVAL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->tx = calloc(1, sizeof(*u->tx));
+	if (!u->tx) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	u->family = family;
+	u->flags = cfg->flags;
+	u->sendmmsg = sendmmsg;
+	u->rx_bufs = cfg->rx_bufs ? cfg->rx_bufs : VOFF_UDP_RX_BUFS;
+	u->rx_batch = cfg->rx_batch ? cfg->rx_batch : VOFF_UDP_RX_BATCH;
+	/* IP + UDP + payload + Ethernet stays below gso_max_size (64 KiB). */
+	u->max_train = 65536 - 1 - 14 - 8 - (family == AF_INET ? 20 : 40);
+	err = make_socket(u, cfg->netns);
+	if (err)
+		goto err_free;
+	err = setup(u, cfg);
+	if (err)
+		goto err_close;
+	err = voff_pool_new(&u->pool, u->rx_bufs, UDP_RX_ROOM);
+	if (err)
+		goto err_close;
+	*out = u;
+	return 0;
+
+err_close:
+	close(u->fd);
+err_free:
+	free(u->tx);
+	free(u);
+	return err;
+}
+
+void voff_udp_close(struct voff_udp *u)
+{
+	if (!u)
+		return;
+	close(u->fd);
+	voff_pool_free(u->pool);
+	free(u->tx);
+	free(u);
+}
+
+int voff_udp_fd(const struct voff_udp *u)
+{
+	return u->fd;
+}
+
+void voff_udp_info(const struct voff_udp *u, struct voff_udp_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->local = u->local;
+	info->remote = u->remote;
+	info->gso = u->gso;
+	info->gro = u->gro;
+	info->max_segs = VOFF_UDP_MAX_SEGS;
+	info->max_train = u->max_train;
+	info->rx_batch = u->rx_batch;
+	info->rx_bufs = u->rx_bufs;
+}
+
+void voff_udp_stats(const struct voff_udp *u, struct voff_udp_stats *st)
+{
+	*st = u->st;
+}
+
+void voff__udp_set_sendmmsg(struct voff_udp *u,
+			    int (*fn)(int fd, struct mmsghdr *msgs,
+				      unsigned int n, int flags))
+{
+	u->sendmmsg = fn ? fn : sendmmsg;
+}
+
+/* ---- receive ------------------------------------------------------------- */
+
+/* Errors a socket reports from ICMP: a peer's, not the socket's failure. */
+static bool soft_error(int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+	case EMSGSIZE:
+	case EPROTO:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The segment size of a UDP_GRO control message, 0 when there is none. */
+static unsigned int gro_size(struct msghdr *mh)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c;
+	     c = CMSG_NXTHDR(mh, c)) {
+		int v;
+
+		if (c->cmsg_level != SOL_UDP || c->cmsg_type != UDP_GRO ||
+		    c->cmsg_len < CMSG_LEN(sizeof(v)))
+			continue;
+		memcpy(&v, CMSG_DATA(c), sizeof(v));
+		return v > 0 ? (unsigned int)v : 0;
+	}
+	return 0;
+}
+
+/* Point message @i at @pkt's room. */
+static void rx_prep(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
+{
+	struct msghdr *mh = &u->rx_msg[i].msg_hdr;
+
+	u->rx_iov[i].iov_base = voff_pkt_data(pkt);
+	u->rx_iov[i].iov_len = voff_pkt_tailroom(pkt);
+	memset(mh, 0, sizeof(*mh));
+	mh->msg_name = &u->rx_from[i];
+	mh->msg_namelen = sizeof(u->rx_from[i]);
+	mh->msg_iov = &u->rx_iov[i];
+	mh->msg_iovlen = 1;
+	mh->msg_control = &u->rx_ctl[i];
+	mh->msg_controllen = sizeof(u->rx_ctl[i]);
+}
+
+/*
+ * Give message @i's bytes and geometry to @pkt.  Return: true when @pkt
+ * holds the message, false when it was truncated (and must be dropped).
+ */
+static bool rx_fill(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
+{
+	struct mmsghdr *m = &u->rx_msg[i];
+	unsigned int len = m->msg_len, seg;
+
+	if (m->msg_hdr.msg_flags & MSG_TRUNC || len > VOFF_UDP_RX_ROOM)
+		return false;
+	voff_pkt_put(pkt, len);
+	seg = gro_size(&m->msg_hdr);
+	if (!seg || seg >= len)
+		seg = len;
+	pkt->gso_size = (uint16_t)seg;
+	pkt->gso_segs = (uint16_t)(seg ? (len + seg - 1) / seg : 1);
+	u->st.rx_msgs++;
+	u->st.rx_trains += pkt->gso_segs > 1;
+	u->st.rx_datagrams += pkt->gso_segs;
+	u->st.rx_bytes += len;
+	return true;
+}
+
+int voff_udp_recv(struct voff_udp *u, struct voff_batch *b,
+		  union voff_udp_addr *from)
+{
+	struct voff_pkt *pkts[VOFF_BATCH_MAX];
+	unsigned int want, got, start;
+	int r;
+
+	if (!u || !b)
+		return -EINVAL;
+	want = voff_batch_space(b);
+	if (want > u->rx_batch)
+		want = u->rx_batch;
+	if (!want)
+		return 0;
+	got = voff_pkt_alloc_bulk(u->pool, pkts, want);
+	if (!got)
+		return -ENOBUFS;
+	for (unsigned int i = 0; i < got; i++)
+		rx_prep(u, i, pkts[i]);
+	do
+		r = recvmmsg(u->fd, u->rx_msg, got, MSG_DONTWAIT, NULL);
+	while (r < 0 && errno == EINTR);
+	u->st.rx_calls++;
+	if (r < 0) {
+		int err = errno;
+
+		voff_pool_put_bulk(u->pool, pkts, got);
+		if (err == EAGAIN || err == EWOULDBLOCK)
+			return 0;
+		if (soft_error(err)) {
+			u->st.rx_errors++;
+			return 0;
+		}
+		return -err;
+	}
+	start = b->n;
+	for (unsigned int i = 0; i < (unsigned int)r; i++) {
+		if (!rx_fill(u, i, pkts[i])) {
+			u->st.rx_dropped++;
+			voff_pkt_free(pkts[i]);
+			continue;
+		}
+		if (from)
+			from[b->n] = u->rx_from[i];
+		b->pkts[b->n++] = pkts[i];
+	}
+	voff_pool_put_bulk(u->pool, pkts + r, got - (unsigned int)r);
+	return (int)(b->n - start);
+}
+
+/* ---- split --------------------------------------------------------------- */
+
+int voff_udp_split(const struct voff_pkt *train, struct voff_pkt *views,
+		   unsigned int cap)
+{
+	uint32_t seg, segs, len;
+	uint8_t *d;
+
+	if (!train || !views)
+		return -EINVAL;
+	len = train->len;
+	seg = train->gso_size;
+	segs = train->gso_segs ? train->gso_segs : 1;
+	/*
+	 * All datagrams but the last are full and the last has 1..seg bytes;
+	 * one datagram may also have gso_size 0 (a plain packet).
+	 */
+	if (segs == 1 ? seg && seg < len :
+			!seg || len <= (segs - 1) * seg || len > segs * seg)
+		return -EINVAL;
+	if (segs == 1)
+		seg = len;
+	if (segs > cap)
+		return -ENOSPC;
+	d = voff_pkt_data(train);
+	for (uint32_t i = 0; i < segs; i++) {
+		uint32_t off = i * seg, n = i + 1 < segs ? seg : len - off;
+		struct voff_pkt *v = &views[i];
+
+		voff_pkt_init_ext(v, d + off, n, 0, n);
+		v->port = train->port;
+		v->hash = train->hash;
+		v->rx_ns = train->rx_ns;
+	}
+	return (int)segs;
+}
