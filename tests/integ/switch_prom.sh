@@ -27,24 +27,24 @@ done
 tag=prom
 # shellcheck source=tests/integ/lib_ns.sh
 . "$(dirname "$0")/lib_ns.sh"
-t=$LIB_TMP
+tmp=$LIB_TMP
 
-cp "$data/sample.pcap" "$t/a.pcap"
-head -c 24 "$data/sample.pcap" >"$t/b.pcap"
-a=$t/a.pcap b=$t/b.pcap
+cp "$data/sample.pcap" "$tmp/a.pcap"
+head -c 24 "$data/sample.pcap" >"$tmp/b.pcap"
+a=$tmp/a.pcap b=$tmp/b.pcap
 printf 'ports add pcap:%s,sink=%s/a-out.pcap\nports add pcap:%s\nlimits %s gso_max_size 9000 gro on\n' \
-	"$a" "$t" "$b" "$b" >"$t/x.conf"
-sw_start --config "$t/x.conf"
+	"$a" "$tmp" "$b" "$b" >"$tmp/x.conf"
+sw_start --config "$tmp/x.conf"
 for _ in $(seq 50); do
 	[ "$(stat_of "$b" tx_dropped)" -gt 0 ] && break
 	sleep 0.1
 done
-vctl -j stats >"$t/stats.json"
-vctl stats --prometheus >"$t/all.prom"
-vctl stats "$b" --prometheus >"$t/b.prom"
+vctl -j stats >"$tmp/stats.json"
+vctl stats --prometheus >"$tmp/all.prom"
+vctl stats "$b" --prometheus >"$tmp/b.prom"
 
 if [ -n "$py" ]; then
-	if "$py" - "$t/all.prom" "$t/stats.json" "$a" "$b" <<'PY'; then
+	if "$py" - "$tmp/all.prom" "$tmp/stats.json" "$a" "$b" <<'PY'; then
 import json, sys
 from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1]).read()
@@ -87,8 +87,8 @@ assert fams["voff_port_rx_packets"].type == "counter"
 assert fams["voff_port_gso_max_size"].type == "gauge"
 PY
 		ok "prometheus_client parses it; values match -j stats"
-	else bad "prometheus_client: $(head -20 "$t/all.prom")"; fi
-	if "$py" - "$t/b.prom" "$b" <<'PY'; then
+	else bad "prometheus_client: $(head -20 "$tmp/all.prom")"; fi
+	if "$py" - "$tmp/b.prom" "$b" <<'PY'; then
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 ports = {s.labels["port"] for f in text_string_to_metric_families(
@@ -99,17 +99,17 @@ PY
 	else bad "stats PORT --prometheus"; fi
 fi
 if command -v promtool >/dev/null; then
-	if promtool check metrics <"$t/all.prom" >"$t/promtool" 2>&1; then
+	if promtool check metrics <"$tmp/all.prom" >"$tmp/promtool" 2>&1; then
 		ok "promtool check metrics: clean"
-	else bad "promtool: $(cat "$t/promtool")"; fi
+	else bad "promtool: $(cat "$tmp/promtool")"; fi
 fi
-if vctl -j stats --prometheus >/dev/null 2>"$t/err"; then bad "-j with --prometheus"
-elif [ "$(cat "$t/err")" = "voff ctl: usage: stats [PORT] --prometheus (no -j)" ]; then
+if vctl -j stats --prometheus >/dev/null 2>"$tmp/err"; then bad "-j with --prometheus"
+elif [ "$(cat "$tmp/err")" = "voff ctl: usage: stats [PORT] --prometheus (no -j)" ]; then
 	ok "-j and --prometheus refused together"
-else bad "-j --prometheus: $(cat "$t/err")"; fi
-if vctl stats nope --prometheus >/dev/null 2>"$t/err"; then bad "no port nope"
-elif grep -q "no port 'nope'" "$t/err"; then ok "unknown port: the switch's error"
-else bad "unknown port: $(cat "$t/err")"; fi
+else bad "-j --prometheus: $(cat "$tmp/err")"; fi
+if vctl stats nope --prometheus >/dev/null 2>"$tmp/err"; then bad "no port nope"
+elif grep -q "no port 'nope'" "$tmp/err"; then ok "unknown port: the switch's error"
+else bad "unknown port: $(cat "$tmp/err")"; fi
 
 sw_stop
 [ "$fails" -eq 0 ]

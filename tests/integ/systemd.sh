@@ -20,36 +20,36 @@ command -v systemd-analyze >/dev/null ||
 tag=sd
 # shellcheck source=tests/integ/lib_ns.sh
 . "$(dirname "$0")/lib_ns.sh"
-t=$LIB_TMP
+tmp=$LIB_TMP
 voff=$(readlink -f "$VOFF")
 
 # ---- systemd-analyze verify -------------------------------------------
 # The unit as installed, but running the voff under test: verify checks
 # that every command exists and that its man page opens.
-mkdir -p "$t/unit" "$t/man/man1"
-sed "s|/usr/bin/voff|$voff|g" "$unit" >"$t/unit/voff@.service"
-ln -s "$root/man/voff.1" "$t/man/man1/voff.1"
-MANPATH=$t/man SYSTEMD_LOG_COLOR=0 systemd-analyze verify \
-	"$t/unit/voff@.service" >"$t/verify" 2>&1
+mkdir -p "$tmp/unit" "$tmp/man/man1"
+sed "s|/usr/bin/voff|$voff|g" "$unit" >"$tmp/unit/voff@.service"
+ln -s "$root/man/voff.1" "$tmp/man/man1/voff.1"
+MANPATH=$tmp/man SYSTEMD_LOG_COLOR=0 systemd-analyze verify \
+	"$tmp/unit/voff@.service" >"$tmp/verify" 2>&1
 rc=$?
-if [ "$rc" -eq 0 ] && [ ! -s "$t/verify" ]; then
+if [ "$rc" -eq 0 ] && [ ! -s "$tmp/verify" ]; then
 	ok "systemd-analyze verify: clean"
-elif grep -q "voff@" "$t/verify"; then
-	bad "systemd-analyze verify: $(cat "$t/verify")"
+elif grep -q "voff@" "$tmp/verify"; then
+	bad "systemd-analyze verify: $(cat "$tmp/verify")"
 else
-	echo "skip: systemd-analyze cannot run here: $(head -3 "$t/verify")"
+	echo "skip: systemd-analyze cannot run here: $(head -3 "$tmp/verify")"
 	exit 77
 fi
 
 # Every option of ExecStart= and ExecReload= is one voff switch takes.
-"$voff" switch --help >"$t/help"
+"$voff" switch --help >"$tmp/help"
 grep -E '^Exec(Start|Reload)=/usr/bin/voff' "$unit" |
-	grep -oE -- '--[a-z-]+' | sort -u >"$t/opts"
+	grep -oE -- '--[a-z-]+' | sort -u >"$tmp/opts"
 while read -r o; do
-	if grep -qE -- "^${o} |\\[${o}[] ]| ${o} " "$t/help"; then
+	if grep -qE -- "^${o} |\\[${o}[] ]| ${o} " "$tmp/help"; then
 		ok "voff switch takes $o"
 	else bad "the unit uses $o, which voff switch --help lacks"; fi
-done <"$t/opts"
+done <"$tmp/opts"
 if "$voff" switch --check --config "$root/etc/voff/example.conf"; then
 	ok "the example configuration reads"
 else bad "example.conf"; fi
@@ -71,8 +71,8 @@ fi
 ip netns del "voff-sd-probe-$$"
 command -v setpriv >/dev/null || { echo "skip: no setpriv"; [ "$fails" -eq 0 ]; exit; }
 A=$(ns_add a) B=$(ns_add b) C=$(ns_add c)
-printf 'ports add tap:sda@%s\nports add tap:sdb@%s\n' "$A" "$B" >"$t/x.conf"
-sw_start --config "$t/x.conf"
+printf 'ports add tap:sda@%s\nports add tap:sdb@%s\n' "$A" "$B" >"$tmp/x.conf"
+sw_start --config "$tmp/x.conf"
 bnd=$(awk '/^CapBnd:/ { print $2 }' "/proc/$swpid/status")
 if [ "$((16#$bnd))" -eq "$mask" ]; then
 	ok "CapabilityBoundingSet=$caps is what the switch keeps ($bnd)"
@@ -82,18 +82,18 @@ sw_stop
 # Confined as the unit: only those capabilities, no new privileges.
 bset=-all
 for c in $caps; do c=${c#CAP_}; bset=$bset,+${c,,}; done
-"$voff" switch --check --config "$t/x.conf" || bad "check"
+"$voff" switch --check --config "$tmp/x.conf" || bad "check"
 setpriv --bounding-set "$bset" --no-new-privs -- \
-	"$voff" switch --config "$t/x.conf" --ctl "$ctl" \
-	2>"$t/switch.err" &
+	"$voff" switch --config "$tmp/x.conf" --ctl "$ctl" \
+	2>"$tmp/switch.err" &
 swpid=$!
 for _ in $(seq 100); do [ -S "$ctl" ] && break; sleep 0.05; done
 if [ -S "$ctl" ] && vctl ports | grep -q " sdb "; then
 	ok "confined as the unit: started with TAPs in namespaces"
-else bad "confined start: $(cat "$t/switch.err")"; fi
-printf 'ports add tap:sdc@%s\n' "$C" >>"$t/x.conf"
+else bad "confined start: $(cat "$tmp/switch.err")"; fi
+printf 'ports add tap:sdc@%s\n' "$C" >>"$tmp/x.conf"
 if vctl reload && ip -n "$C" link show sdc >/dev/null 2>&1; then
 	ok "confined as the unit: a reload adds a TAP in a namespace"
-else bad "confined reload: $(tail -3 "$t/switch.err")"; fi
+else bad "confined reload: $(tail -3 "$tmp/switch.err")"; fi
 if sw_stop; then ok "confined switch stopped cleanly"; else bad "exit status"; fi
 [ "$fails" -eq 0 ]
