@@ -300,37 +300,33 @@ static void t_fixed_id_df_whole(void)
 	CHECK(has_df(&by_voff, 0));
 }
 
-/* Without MANGLEID the train is cut again, every ID still 7. */
-static void t_fixed_id_no_mangleid_cut(void)
+/* Four segments with ID 7 merged, then cut again at b1: IDs kept. */
+static void fixed_id_cut(bool mangleid, bool df)
 {
 	const struct train t = { .n = 4, .mss = 1000, .payload = 4000,
-				 .df = true, .fixed = true };
+				 .df = df, .fixed = true };
 
 	setup();
-	egress_dev(false, 65536);
+	egress_dev(mangleid, 65536);
 	compare(&t);
 	CHECK_EQ(by_voff.n, 4);
 	for (unsigned int i = 0; i < 4; i++) {
 		CHECK_EQ(by_voff.len[i], 54 + 1000);
 		CHECK_EQ(ip_id(&by_voff, i), 7);
-		CHECK(has_df(&by_voff, i));
+		CHECK_EQ(has_df(&by_voff, i), df);
 	}
 }
 
-/* DF clear: MANGLEID does not apply, so the train is cut, IDs kept. */
+/* Without MANGLEID on the egress device. */
+static void t_fixed_id_no_mangleid_cut(void)
+{
+	fixed_id_cut(false, true);
+}
+
+/* DF clear: MANGLEID does not apply (gso_features_check()). */
 static void t_fixed_id_no_df_cut(void)
 {
-	const struct train t = { .n = 4, .mss = 1000, .payload = 4000,
-				 .df = false, .fixed = true };
-
-	setup();
-	egress_dev(true, 65536);
-	compare(&t);
-	CHECK_EQ(by_voff.n, 4);
-	for (unsigned int i = 0; i < 4; i++) {
-		CHECK_EQ(ip_id(&by_voff, i), 7);
-		CHECK(!has_df(&by_voff, i));
-	}
+	fixed_id_cut(true, false);
 }
 
 /*
