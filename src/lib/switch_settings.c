@@ -132,8 +132,8 @@ static uint64_t get_napi(const struct setting *s,
 #define RUNTIME VOFF_SWITCH_SETTING_F_RUNTIME
 
 static const struct setting table[] = {
-	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE,
-	    VOFF_TSO_LEGACY_MAX_SIZE, VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
+	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE, VOFF_GSO_FRAME_LIMIT,
+	    VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
 	    "largest super-packet sent to the port (propagated)", RUNTIME,
 	    ALL_KINDS },
 	  VOFF_LIMIT_GSO_MAX_SIZE, set_limit, get_limit, NULL },
