@@ -415,14 +415,20 @@ int voff_port_set_limits(struct voff_port *port,
  *		other side) and, by tx_off, HW_CSUM, TSO, TSO6, TSO_ECN,
  *		GSO_UDP_L4 (both USO bits), GSO_UDP_TUNNEL(_CSUM); the same
  *		for VLAN-tagged and encapsulated packets; after the kernel's
- *		dependency rules (voff_feat_fix())
- * @lim:	receives the limits a send is held to: for kernel ports the
- *		kernel's defaults with the device's MTU (a write or a packet
- *		socket send is segmented by the kernel where the device
- *		needs it; the device's own gso_max_size is for its senders),
- *		for memory and capture ports the port's limits over the
- *		kernel's defaults (the IPv4 size follows gso_max_size unless
- *		set)
+ *		dependency rules (voff_feat_fix()).  PACKET: also
+ *		TSO_MANGLEID when the device has it on (as read at open; a
+ *		header cannot say FIXEDID, and such a device takes a
+ *		fixed-ID super-packet whose IDs it may make incrementing)
+ * @lim:	receives the limits a send is held to: for TAP/TUN the
+ *		kernel's defaults with the device's MTU (a write is received
+ *		by the kernel, not sent by the device: the device's own
+ *		gso_max_size is for its senders); for PACKET the device's MTU
+ *		and its gso_max_size, gso_ipv4_max_size and gso_max_segs, as
+ *		read at open, the sizes capped at VOFF_GSO_FRAME_LIMIT (a
+ *		send leaves through the device, which cuts it to MSS frames
+ *		from its gso_max_size on); for memory and capture ports the
+ *		port's limits over the kernel's defaults (the IPv4 size
+ *		follows gso_max_size unless set)
  *
  * A port without a virtio_net_hdr takes plain frames only: SG and
  * HIGHDMA, so every super-packet is segmented and every partial checksum

@@ -325,13 +325,15 @@ void voff_port_egress(const struct voff_port *port,
 	if (port->ops->refresh) {
 		if (port->info.limits.mtu)
 			lim->mtu = port->info.limits.mtu;
-		return;
+	} else {
+		/* Configured values over the defaults; 0 was "no limit". */
+		limits_merge(lim, &port->info.limits);
+		if (lim->gso_max_size < lim->gso_ipv4_max_size ||
+		    !port->info.limits.gso_ipv4_max_size)
+			lim->gso_ipv4_max_size = lim->gso_max_size;
 	}
-	/* Configured values over the defaults; 0 was "no limit". */
-	limits_merge(lim, &port->info.limits);
-	if (lim->gso_max_size < lim->gso_ipv4_max_size ||
-	    !port->info.limits.gso_ipv4_max_size)
-		lim->gso_ipv4_max_size = lim->gso_max_size;
+	if (port->ops->egress)
+		port->ops->egress(port, dev, lim);
 }
 
 /* ---- receive ------------------------------------------------------------- */

@@ -47,6 +47,9 @@ struct voff_port;
  *		dropped for that reason).  Frees nothing: the front end frees
  *		dropped frames, and sent ones unless @keeps_sent
  * @refresh:	read the device's limits again (NULL: nothing to read)
+ * @egress:	adjust the front end's answer of voff_port_egress() for
+ *		what the device behind the port adds or takes away (NULL:
+ *		the front end's answer stands)
  * @keeps_sent:	the backend keeps the packets it sent (memory rings)
  */
 struct voff_port_ops {
@@ -58,6 +61,8 @@ struct voff_port_ops {
 	int (*tx)(struct voff_port *port, struct voff_pkt **pkts,
 		  unsigned int n, int *res);
 	int (*refresh)(struct voff_port *port);
+	void (*egress)(const struct voff_port *port, struct voff_feat_dev *dev,
+		       struct voff_limits *lim);
 	bool keeps_sent;
 };
 

@@ -46,6 +46,7 @@ struct sw_port {
 	struct voff_feat_dev feat;	/* the switch port's own state */
 	struct voff_feat_dev eff;	/* egress ∩ feat: for the decision */
 	struct voff_limits lim;		/* limits the user set */
+	struct voff_limits lim0;	/* ... and before any was set */
 	struct voff_limits elim;	/* egress_lim within lim */
 	uint32_t prop_size, prop_segs;	/* last values propagated */
 	struct voff_gro *gro;
@@ -193,6 +194,25 @@ static void update_feat(struct sw_port *p)
 	p->eff.gso_partial = p->egress.gso_partial;
 }
 
+/*
+ * The port's own limits start as the kernel's defaults, raised to what its
+ * egress takes when that is more (a packet port over a device with a
+ * larger gso_max_size): the switch port adds no cap until the user sets
+ * one.
+ */
+static void init_lim(struct sw_port *p)
+{
+	voff_limits_init(&p->lim);
+	if (p->egress_lim.gso_max_size > p->lim.gso_max_size)
+		p->lim.gso_max_size = p->egress_lim.gso_max_size;
+	if (p->egress_lim.gso_ipv4_max_size > p->lim.gso_ipv4_max_size)
+		p->lim.gso_ipv4_max_size = p->egress_lim.gso_ipv4_max_size;
+	if (p->lim.gso_max_size > p->lim.tso_max_size)
+		p->lim.tso_max_size = p->lim.gso_max_size;
+	if (p->lim.gso_ipv4_max_size > p->lim.tso_max_size)
+		p->lim.tso_max_size = p->lim.gso_ipv4_max_size;
+}
+
 static void update_lim(struct sw_port *p)
 {
 	p->elim = p->egress_lim;
@@ -208,6 +228,15 @@ static bool owns_device(const struct sw_port *p)
 
 	voff_port_info(p->port, &info);
 	return info.kind == VOFF_PORT_TAP || info.kind == VOFF_PORT_TUN;
+}
+
+static uint32_t dev_tso_max_size(const struct sw_port *p)
+{
+	struct voff_port_info info;
+
+	voff_port_info(p->port, &info);
+	return info.limits.tso_max_size ? info.limits.tso_max_size :
+					  VOFF_GSO_LEGACY_MAX_SIZE;
 }
 
 /* Give port @id's device the gso limits @set, and say what happened. */
@@ -259,6 +288,8 @@ static void propagate(struct voff_switch *sw)
 		}
 		if (size == UINT32_MAX)
 			size = VOFF_GSO_LEGACY_MAX_SIZE;
+		/* A TAP takes no gso_max_size above its tso_max_size. */
+		size = min32(size, dev_tso_max_size(p));
 		if (segs == UINT32_MAX)
 			segs = VOFF_GSO_MAX_SEGS;
 		if (size == p->prop_size && segs == p->prop_segs)
@@ -380,7 +411,8 @@ int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 	p->feat.hw = PORT_HW;
 	p->feat.wanted = PORT_HW & ~VOFF_F_GRO;
 	update_feat(p);
-	voff_limits_init(&p->lim);
+	init_lim(p);
+	p->lim0 = p->lim;
 	update_lim(p);
 	p->rx_budget = VOFF_BATCH_MAX;
 	p->busy = p->fd < 0;
@@ -1002,12 +1034,26 @@ int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 	err = voff_limits_set(&l, which, value);
 	if (err)
 		return err;
+	/* No BIG TCP below this size: IPv4 follows, as at 64 KiB or less. */
+	if (which == VOFF_LIMIT_GSO_MAX_SIZE && value <= VOFF_GSO_FRAME_LIMIT)
+		l.gso_ipv4_max_size = value;
 	p->lim = l;
 	update_lim(p);
 	/* Only merges to come are bounded: nothing held moves. */
 	if (p->gro)
 		voff_gro_set_max_size(p->gro, gro_max_datagram(p));
 	propagate(sw);
+	return 0;
+}
+
+int voff__switch_initial_limits(const struct voff_switch *sw, unsigned int id,
+				struct voff_limits *out)
+{
+	const struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	*out = p->lim0;
 	return 0;
 }
 

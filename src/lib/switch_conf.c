@@ -436,8 +436,9 @@ static int update(struct voff_switch *sw, struct voff_switch_conf *c,
 
 	voff_switch_port_info(sw, id, &pi);
 	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
-		uint64_t v = (p->spec.given & (1u << i)) ? p->spec.value[i]
-							 : set->def;
+		uint64_t v = (p->spec.given & (1u << i)) ?
+				     p->spec.value[i] :
+				     voff__switch_setting_def(sw, id, set);
 
 		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
 		    !(set->kinds & (1u << pi.info.kind)) ||
@@ -558,7 +559,7 @@ static void write_limits(const struct voff_switch *sw,
 		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
 		    !(set->kinds & (1u << pi->info.kind)) ||
 		    voff_switch_get(sw, pi->id, set->name, &v) ||
-		    v == set->def)
+		    v == voff__switch_setting_def(sw, pi->id, set))
 			continue;
 		voff_switch_setting_format(set, v, val, sizeof(val));
 		if (!any)

@@ -69,6 +69,22 @@ unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 			   enum voff_limit which, uint32_t value);
 
+/*
+ * The limits port @id had when it was added, before any was set (the
+ * kernel's defaults raised to what its egress takes); Return: 0 or
+ * -ENOENT.
+ */
+int voff__switch_initial_limits(const struct voff_switch *sw, unsigned int id,
+				struct voff_limits *out);
+
+/*
+ * The value setting @s of port @id has when nothing set it: the table's
+ * default, or for a limit the port's initial one.
+ */
+uint64_t voff__switch_setting_def(const struct voff_switch *sw,
+				  unsigned int id,
+				  const struct voff_switch_setting *s);
+
 /* gro_flush_timeout of port @id; Return: 0 or -ENOENT. */
 int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
 				 uint64_t ns);

@@ -133,8 +133,8 @@ static uint64_t get_napi(const struct setting *s,
 #define RUNTIME VOFF_SWITCH_SETTING_F_RUNTIME
 
 static const struct setting table[] = {
-	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE,
-	    VOFF_TSO_LEGACY_MAX_SIZE, VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
+	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE, VOFF_GSO_FRAME_LIMIT,
+	    VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
 	    "largest super-packet sent to the port (propagated)", RUNTIME,
 	    ALL_KINDS },
 	  VOFF_LIMIT_GSO_MAX_SIZE, set_limit, get_limit, NULL },
@@ -311,6 +311,19 @@ int voff_switch_get(const struct voff_switch *sw, unsigned int id,
 		return -EINVAL;
 	*value = e->get(e, &pi);
 	return 0;
+}
+
+uint64_t voff__switch_setting_def(const struct voff_switch *sw,
+				  unsigned int id,
+				  const struct voff_switch_setting *s)
+{
+	const struct setting *e = entry(s);
+	struct voff_limits l;
+
+	if (e && e->set == set_limit &&
+	    !voff__switch_initial_limits(sw, id, &l))
+		return voff_limit_get(&l, e->limit);
+	return s->def;
 }
 
 int voff__switch_setting_check(enum voff_port_kind kind, const char *name,

@@ -95,7 +95,7 @@ vctl help >"$tmp/help"
 if grep -q "^  tap:NAME\[@NETNS\]$" "$tmp/help" && ! grep -q "pcap:" "$tmp/help"; then
 	ok "help offers tap:, not pcap:"
 else bad "help: $(cat "$tmp/help")"; fi
-if "$voff" ctl --help | grep -q "^  gso_max_size=193..65536 bytes" &&
+if "$voff" ctl --help | grep -q "^  gso_max_size=193..65554 bytes" &&
    ! "$voff" ctl --help | grep -q "pcap:"; then
 	ok "ctl --help from the tables"
 else bad "ctl --help"; fi

@@ -183,14 +183,14 @@ static void t_refused(void)
 		{ "tap:x,gro=yes", "gro: expected on or off" },
 		{ "tap:x1,gro=maybe", "gro: expected on or off" },
 		{ "tap:x,gso_max_size=-1", "gso_max_size: expected a number "
-					   "(193..65536 bytes), not '-1'" },
+					   "(193..65554 bytes), not '-1'" },
 		{ "tap:x,gso_max_size=+1", "gso_max_size: expected a number "
-					   "(193..65536 bytes), not '+1'" },
+					   "(193..65554 bytes), not '+1'" },
 		{ "tap:x,gso_max_size=4294967296", "gso_max_size: 4294967296 "
 						   "is out of range "
-						   "(193..65536 bytes)" },
+						   "(193..65554 bytes)" },
 		{ "tap:x,gso_max_size=", "gso_max_size: expected a number "
-					 "(193..65536 bytes), not ''" },
+					 "(193..65554 bytes), not ''" },
 		{ "tap:x,gro_max_size=70000", "gro_max_size: 70000 is out of "
 					      "range (0..65536 bytes)" },
 		{ "pcap:x,sink=", "sink: no file name" },

@@ -311,7 +311,7 @@ static void t_limits(void)
 	r = ctl(sw, "limits p1 gso_max_size 5", &err);
 	CHECK_EQ(err, -ERANGE);
 	CHECK_STR_EQ(r, "error: gso_max_size: 5 is out of range "
-			"(193..65536 bytes)\n");
+			"(193..65554 bytes)\n");
 	/* Above what GRO can build: refused, with the range. */
 	r = ctl(sw, "limits p1 gro_max_size 70000", &err);
 	CHECK_EQ(err, -ERANGE);
@@ -363,7 +363,7 @@ static void t_stats_fdb_misc(void)
 			"(SPEC below)\n"));
 	CHECK(strstr(r, "\nfeatures PORT [NAME on|off ...]  show or set "));
 	CHECK(strstr(r, "\nsettings (limits PORT NAME VALUE, or ,NAME=VALUE "
-			"in a SPEC):\n  gso_max_size=193..65536 bytes, "
+			"in a SPEC):\n  gso_max_size=193..65554 bytes, "
 			"default 65536\n"));
 	r = ctl(sw, "", &err);
 	CHECK_EQ(err, -EINVAL);
