@@ -881,7 +881,9 @@ int voff_switch_ctl_serve(struct voff_switch *sw,
  * A setting given twice, in the spec or on `limits` lines, takes its
  * last value; `features` lines add up as ethtool -K requests do (gro is
  * the gro setting).  A port's features and settings that no line gives
- * are their defaults.
+ * are their defaults: the table's, and for a limit the value the port
+ * starts with (a packet port over a device that takes more than 64 KiB
+ * starts above the table's 65536).
  */
 struct voff_switch_conf;
 
@@ -999,7 +1001,8 @@ int voff_switch_conf_apply(struct voff_switch *sw,
  *
  * For each port, in id order: `ports add` with what it was opened with
  * (voff_port_spec_format() without run-time settings), a `limits` line
- * with the settings that are not at their default, a `features` line
+ * with the settings that are not at their default (as a configuration
+ * means it: above), a `features` line
  * with the features whose wanted state is not the default (gro aside:
  * it is the gro setting).  Read back and applied to a switch without
  * ports, it makes the same ports with the same settings and features,

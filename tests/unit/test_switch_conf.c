@@ -21,6 +21,7 @@
 #include <voff/switch.h>
 
 #include "check.h"
+#include "switch_int.h"
 
 static char dir[64];
 
@@ -635,8 +636,35 @@ static void t_spec_format(void)
 	CHECK_EQ(voff_port_spec_format(NULL, true, buf, sizeof(buf)), -EINVAL);
 }
 
+/*
+ * A limit no line sets is the port's starting value, which is above the
+ * table's default when the port's device takes more.
+ */
+static void t_limit_default(void)
+{
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
+	const struct voff_switch_setting *size =
+		voff_switch_setting_find("gso_max_size");
+	struct voff_port *p, *peer;
+	struct voff_switch *sw;
+	unsigned int id;
+
+	pc.limits.gso_max_size = 200000;
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	CHECK_OK(voff_port_mem_pair(&p, &peer, &pc));
+	CHECK_OK(voff_switch_add(sw, p, "big", &id));
+	CHECK_EQ(get(sw, "big", "gso_max_size"), 200000);
+	CHECK_EQ(voff__switch_setting_def(sw, id, size), 200000);
+	CHECK_OK(voff_switch_set(sw, id, "gso_max_size", 30000));
+	CHECK_EQ(voff__switch_setting_def(sw, id, size), 200000);
+	CHECK_EQ(voff__switch_setting_def(sw, id,
+					  voff_switch_setting_find("gro")), 0);
+	voff_port_close(peer);
+	voff_switch_free(sw);
+}
+
 CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_read_atomic), CHECK_TEST(t_save_roundtrip),
 	   CHECK_TEST(t_apply_difference), CHECK_TEST(t_apply_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),
-	   CHECK_TEST(t_spec_format))
+	   CHECK_TEST(t_spec_format), CHECK_TEST(t_limit_default))
