@@ -36,12 +36,17 @@ struct sw_port {
 	int fd;
 	bool busy;			/* fd-less port delivered last step */
 	bool failed;			/* receive failed: no longer polled */
+	bool down;			/* the device refuses frames: down */
+	char spec[VOFF_PORT_SPEC_MAX + 1]; /* what it was opened with */
+	uint64_t tick_tx, tick_rx;	/* counters at the last tick */
+	uint64_t tick_refused;		/* tx drops for a down device */
 	struct voff_feat_dev egress;	/* what the port takes (port.h) */
 	uint32_t egress_gen;		/* port->gen it was read at */
 	struct voff_limits egress_lim;
 	struct voff_feat_dev feat;	/* the switch port's own state */
 	struct voff_feat_dev eff;	/* egress ∩ feat: for the decision */
 	struct voff_limits lim;		/* limits the user set */
+	struct voff_limits lim0;	/* ... and before any was set */
 	struct voff_limits elim;	/* egress_lim within lim */
 	uint32_t prop_size, prop_segs;	/* last values propagated */
 	struct voff_gro *gro;
@@ -76,7 +81,12 @@ struct voff_switch {
 	struct voff_pkt *segs[SEGS_CAP];
 	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
 	struct egress_parse ep;		/* of the frame fan_out() sends */
+	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
+	void *event_ctx;
 };
+
+_Static_assert(sizeof(((struct voff_switch_port_info *)0)->spec) ==
+	       VOFF_PORT_SPEC_MAX + 1, "a port's spec fits its info");
 
 static const char *const drop_names[] = {
 #define VOFF__X(e, n) [VOFF_SWITCH_DROP_##e] = n,
@@ -89,6 +99,53 @@ const char *voff_switch_drop_name(enum voff_switch_drop d)
 	if ((unsigned int)d >= VOFF_SWITCH_DROP__COUNT)
 		return "?";
 	return drop_names[d];
+}
+
+static const char *const event_names[] = {
+#define VOFF__X(e, n) [VOFF_SWITCH_EV_##e] = n,
+	VOFF_SWITCH_EVENT_MAP(VOFF__X)
+#undef VOFF__X
+};
+
+const char *voff_switch_event_name(enum voff_switch_event_type t)
+{
+	if ((unsigned int)t >= VOFF_SWITCH_EV__COUNT)
+		return "?";
+	return event_names[t];
+}
+
+void voff_switch_set_event_cb(struct voff_switch *sw,
+			      void (*cb)(void *ctx,
+					 const struct voff_switch_event *ev),
+			      void *ctx)
+{
+	if (!sw)
+		return;
+	sw->event_cb = cb;
+	sw->event_ctx = ctx;
+}
+
+void voff__switch_emit(struct voff_switch *sw, struct voff_switch_event *ev)
+{
+	const struct sw_port *p = ev->port < VOFF_SWITCH_MAX_PORTS ?
+					  &sw->p[ev->port] : NULL;
+
+	if (!sw->event_cb)
+		return;
+	if (!ev->name)
+		ev->name = p ? p->name : "";
+	if (!ev->spec)
+		ev->spec = p ? p->spec : "";
+	sw->event_cb(sw->event_ctx, ev);
+}
+
+/* An event about port @id with nothing more to say than its type. */
+static void port_event(struct voff_switch *sw, unsigned int id,
+		       enum voff_switch_event_type type, int err)
+{
+	struct voff_switch_event ev = { .type = type, .port = id, .err = err };
+
+	voff__switch_emit(sw, &ev);
 }
 
 static uint64_t now_ns(void)
@@ -182,6 +239,32 @@ static uint32_t dev_tso_max_size(const struct sw_port *p)
 					  VOFF_GSO_LEGACY_MAX_SIZE;
 }
 
+/* Give port @id's device the gso limits @set, and say what happened. */
+static void propagate_one(struct voff_switch *sw, unsigned int id,
+			  const struct voff_limits *set)
+{
+	struct sw_port *p = &sw->p[id];
+	struct voff_switch_event ev = { .port = id };
+	struct voff_port_info info;
+	int err;
+
+	voff_port_info(p->port, &info);
+	ev.old_size = p->prop_size ? p->prop_size : info.limits.gso_max_size;
+	ev.old_segs = p->prop_segs ? p->prop_segs : info.limits.gso_max_segs;
+	ev.new_size = set->gso_max_size;
+	ev.new_segs = set->gso_max_segs;
+	err = voff_port_set_limits(p->port, set);
+	if (!err) {
+		p->prop_size = set->gso_max_size;
+		p->prop_segs = set->gso_max_segs;
+		ev.type = VOFF_SWITCH_EV_PROPAGATED;
+	} else {
+		ev.type = VOFF_SWITCH_EV_PROPAGATE_FAILED;
+		ev.err = err;
+	}
+	voff__switch_emit(sw, &ev);
+}
+
 /*
  * Each TAP/TUN device gets the smallest gso limits of the other ports, so
  * its senders build only super-packets every egress takes whole.
@@ -213,10 +296,7 @@ static void propagate(struct voff_switch *sw)
 			continue;
 		set.gso_max_size = size;
 		set.gso_max_segs = segs;
-		if (voff_port_set_limits(p->port, &set) == 0) {
-			p->prop_size = size;
-			p->prop_segs = segs;
-		}
+		propagate_one(sw, i, &set);
 	}
 }
 
@@ -293,8 +373,8 @@ int voff_switch_find(const struct voff_switch *sw, const char *name)
 	return -ENOENT;
 }
 
-int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
-		    const char *name, unsigned int *id)
+int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
+		     const char *name, const char *spec, unsigned int *id)
 {
 	struct voff_port_info info;
 	struct sw_port *p = NULL;
@@ -332,13 +412,23 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 	p->feat.wanted = PORT_HW & ~VOFF_F_GRO;
 	update_feat(p);
 	init_lim(p);
+	p->lim0 = p->lim;
 	update_lim(p);
 	p->rx_budget = VOFF_BATCH_MAX;
 	p->busy = p->fd < 0;
+	if (spec && strlen(spec) < sizeof(p->spec))
+		memcpy(p->spec, spec, strlen(spec) + 1);
 	if (id)
 		*id = (unsigned int)(p - sw->p);
+	port_event(sw, (unsigned int)(p - sw->p), VOFF_SWITCH_EV_PORT_ADDED, 0);
 	propagate(sw);
 	return 0;
+}
+
+int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
+		    const char *name, unsigned int *id)
+{
+	return voff__switch_add(sw, port, name, NULL, id);
 }
 
 int voff_switch_del(struct voff_switch *sw, unsigned int id)
@@ -347,6 +437,7 @@ int voff_switch_del(struct voff_switch *sw, unsigned int id)
 
 	if (!p)
 		return -ENOENT;
+	port_event(sw, id, VOFF_SWITCH_EV_PORT_REMOVED, 0);
 	drop_port(sw, p);
 	voff__fdb_flush_port(&sw->fdb, id);
 	propagate(sw);
@@ -394,6 +485,8 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->gro_flush_timeout_ns = p->gro_timeout_ns;
 	out->rx_budget = p->rx_budget;
 	out->failed = p->failed;
+	out->down = p->down;
+	memcpy(out->spec, p->spec, sizeof(out->spec));
 	return 0;
 }
 
@@ -729,6 +822,7 @@ static int step(struct voff_switch *sw)
 			p->failed = true;
 			if (p->fd >= 0)
 				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+			port_event(sw, i, VOFF_SWITCH_EV_PORT_FAILED, n);
 		}
 		ingress(sw, i, rx.pkts + first, rx.n - first, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
@@ -841,10 +935,11 @@ static void gro_off(struct voff_switch *sw, unsigned int id)
 	p->gro = NULL;
 }
 
-int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
-			     uint64_t mask, uint64_t on)
+int voff__switch_features(struct voff_switch *sw, unsigned int id,
+			  uint64_t mask, uint64_t on, bool quiet)
 {
 	struct sw_port *p = get(sw, id);
+	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_FEATURES };
 	uint64_t old_wanted;
 	bool gro;
 
@@ -866,7 +961,64 @@ int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
 	} else if (!gro && p->gro) {
 		gro_off(sw, id);
 	}
+	if (quiet || p->feat.wanted == old_wanted)
+		return 0;
+	ev.port = id;
+	ev.old_value = old_wanted;
+	ev.new_value = p->feat.wanted;
+	voff__switch_emit(sw, &ev);
 	return 0;
+}
+
+int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
+			     uint64_t mask, uint64_t on)
+{
+	return voff__switch_features(sw, id, mask, on, false);
+}
+
+uint64_t voff__switch_default_wanted(void)
+{
+	return PORT_HW & ~VOFF_F_GRO;
+}
+
+/*
+ * Frames a down device refused: a TAP or TUN set down answers EIO to
+ * every write, a packet socket ENETDOWN.
+ */
+static uint64_t refused_down(const struct voff_port *port)
+{
+	return voff_port_drop_count(port, VOFF_PORT_TX, -EIO) +
+	       voff_port_drop_count(port, VOFF_PORT_TX, -ENETDOWN);
+}
+
+void voff_switch_tick(struct voff_switch *sw)
+{
+	for (unsigned int i = 0; sw && i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct sw_port *p = get(sw, i);
+		struct voff_port_stats st;
+		uint64_t refused;
+		bool sent, got;
+
+		if (!p)
+			continue;
+		voff_port_stats(p->port, &st);
+		refused = refused_down(p->port);
+		sent = st.tx_packets != p->tick_tx;
+		got = st.rx_packets != p->tick_rx;
+		if (!p->down && !sent && refused != p->tick_refused) {
+			p->down = true;
+			port_event(sw, i, VOFF_SWITCH_EV_PORT_DOWN,
+				   voff_port_drop_count(p->port, VOFF_PORT_TX,
+							-EIO) ? -EIO
+							      : -ENETDOWN);
+		} else if (p->down && (sent || got)) {
+			p->down = false;
+			port_event(sw, i, VOFF_SWITCH_EV_PORT_UP, 0);
+		}
+		p->tick_tx = st.tx_packets;
+		p->tick_rx = st.rx_packets;
+		p->tick_refused = refused;
+	}
 }
 
 int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
@@ -891,6 +1043,17 @@ int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 	if (p->gro)
 		voff_gro_set_max_size(p->gro, gro_max_datagram(p));
 	propagate(sw);
+	return 0;
+}
+
+int voff__switch_initial_limits(const struct voff_switch *sw, unsigned int id,
+				struct voff_limits *out)
+{
+	const struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	*out = p->lim0;
 	return 0;
 }
 

@@ -22,20 +22,6 @@ tag=cli
 . "$(dirname "$0")/lib_ns.sh"
 tmp=$LIB_TMP
 
-# expect STATUS MESSAGE CMD...: CMD exits STATUS and says MESSAGE (stderr).
-expect() {
-	local want=$1 msg=$2 rc
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && [ "$(cat "$tmp/err")" = "$msg" ]; then
-		ok "$* -> $rc: $msg"
-	else
-		bad "$*: status $rc (want $want), said '$(cat "$tmp/err")'" \
-			"(want '$msg')"
-	fi
-}
-
 # ---- voff switch: port specs are checked first, exit 2 -------------------
 expect 2 "voff switch: --port tap:x1,gro=maybe: gro: expected on or off" \
 	"$voff" switch --ctl "$ctl" --port tap:x1,gro=maybe
