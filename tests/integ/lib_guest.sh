@@ -14,7 +14,8 @@
 #
 # Needs: qemu-system-x86_64, a /boot/vmlinuz-VERSION whose modules are in
 # /lib/modules/VERSION (Debian's linux-image-amd64) and a static busybox
-# (busybox-static).  guest_require says what is missing.
+# (busybox-static; a dynamic one is copied with its libraries).
+# guest_require says what is missing.
 #
 # The sourcing script sets GUEST_DIR (a directory of its own) first.
 
@@ -42,8 +43,8 @@ guest_require() {
 	local k v
 	command -v qemu-system-x86_64 >/dev/null ||
 		{ GUEST_WHY="qemu-system-x86_64 missing (qemu-system-x86)"; return 1; }
-	[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
-		{ GUEST_WHY="no static /bin/busybox (busybox-static)"; return 1; }
+	[ -x /bin/busybox ] ||
+		{ GUEST_WHY="no /bin/busybox (busybox-static)"; return 1; }
 	if [ -n "${VOFF_GUEST_KERNEL:-}" ]; then
 		GUEST_KERNEL=$VOFF_GUEST_KERNEL
 		GUEST_KVER=${VOFF_GUEST_KVER:-${GUEST_KERNEL##*/vmlinuz-}}
@@ -116,7 +117,7 @@ guest_initramfs() {
 	local root=$GUEST_DIR/root m f n=0
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mod,etc}
-	cp /bin/busybox "$root/bin/busybox"
+	guest_copy_bin "$root" /bin/busybox	# static or not
 	for f in sh ash mount ip insmod sleep cat echo head sha256sum cut \
 		 wget timeout reboot poweroff grep awk sed rm ls seq date \
 		 sync tr kill dd taskset; do
