@@ -174,6 +174,7 @@ EOF
 }
 
 # guest_peer_start NS - the host's end (guest_peer.py) in namespace NS
+# (its address must be there)
 guest_peer_start() {
 	mkdir -p "$GUEST_DIR/peer"
 	ip netns exec "$1" python3 "$GUEST_LIB_DIR/guest_peer.py" \
@@ -182,14 +183,26 @@ guest_peer_start() {
 	guest_peer_pid=$!
 }
 
+# guest_peer_stop - the host's end stopped
+guest_peer_stop() {
+	if [ -n "${guest_peer_pid:-}" ]; then
+		kill "$guest_peer_pid" 2>/dev/null
+		wait "$guest_peer_pid" 2>/dev/null
+	fi
+	guest_peer_pid=
+}
+
 # guest_start NETARGS... - boot a guest whose network is NETARGS (QEMU
-# options); its console goes to $guest_log.  Extra QEMU options before
-# the network ones: GUEST_QEMU_ARGS (an array)
+# options); its console goes to $guest_log.  QEMU runs in namespace
+# GUEST_NETNS when that is set (a TAP backend's device lands there)
 guest_start() {
+	local in=()
+	[ -n "${GUEST_NETNS:-}" ] && in=(ip netns exec "$GUEST_NETNS")
 	guest_n=$((guest_n + 1))
 	guest_log=$GUEST_DIR/serial$guest_n.log
 	: >"$guest_log"
-	qemu-system-x86_64 -nodefaults -no-user-config -display none \
+	"${in[@]}" qemu-system-x86_64 -nodefaults -no-user-config -display none \
+		-name voff-guest,debug-threads=on \
 		-accel tcg -cpu max -smp 1 -m "$GUEST_MEM" \
 		-object "memory-backend-memfd,id=mem,size=${GUEST_MEM}M,share=on" \
 		-numa node,memdev=mem \
@@ -197,7 +210,7 @@ guest_start() {
 		-append "console=ttyS0 quiet loglevel=3 panic=-1 voff.ip=$GUEST_IP/24 voff.peer=$GUEST_PEER_IP:$GUEST_PEER_PORT" \
 		-serial "file:$guest_log" \
 		-monitor "unix:$GUEST_DIR/monitor$guest_n,server=on,wait=off" \
-		"${GUEST_QEMU_ARGS[@]}" "$@" \
+		"$@" \
 		>"$GUEST_DIR/qemu$guest_n.err" 2>&1 &
 	guest_pid=$!
 }
@@ -269,11 +282,20 @@ guest_val() {
 # guest_peer_val NAME - a digest the host's end noted (sent, got)
 guest_peer_val() { cut -d' ' -f1 "$GUEST_DIR/peer/$1" 2>/dev/null; }
 
+# guest_vcpu_ticks - clock ticks the guest's vCPU thread (QEMU's "CPU
+# 0/TCG") has run, user + system
+guest_vcpu_ticks() {
+	local t
+	for t in /proc/"$guest_pid"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		CPU*) awk '{ print $14 + $15 }' "$t/stat"; return 0 ;;
+		esac
+	done
+	echo 0
+}
+
 # guest_cleanup - QEMU and the host's end stopped (call from an EXIT trap)
 guest_cleanup() {
 	guest_stop
-	if [ -n "${guest_peer_pid:-}" ]; then
-		kill "$guest_peer_pid" 2>/dev/null
-		wait "$guest_peer_pid" 2>/dev/null
-	fi
+	guest_peer_stop
 }
