@@ -497,11 +497,15 @@ static void t_reconnect(void)
 	pump(&f);
 	CHECK_OK(voff_port_vhost_stats(f.port, &st));
 	CHECK_EQ(st.protocol_drops, 1);
+	CHECK_EQ(st.refused_messages, 1);
 	CHECK(!st.connected);
 	vg_free(&f.g);
 	guest(&f, RINGS);
 	CHECK_OK(voff_port_vhost_stats(f.port, &st));
 	CHECK(st.running);
+	/* Message counters are the new connection's. */
+	CHECK_EQ(st.refused_messages, 0);
+	CHECK_GT(st.messages, 0);
 	close_port(&f);
 	CHECK_EQ(vg_count_fds(), fds0);
 }
