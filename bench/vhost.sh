@@ -109,7 +109,7 @@ run_n=0
 # measure DIR ID - one iperf3 run, the guest's step ID; prints "gbps guest vcpu qemu switch" (the
 # last four in us per KB), or nothing when it failed
 measure() {
-	local dir=$1 id=$2 r= json q0 q1 v0 v1 s0=0 s1=0
+	local dir=$1 id=$2 r='' json q0 q1 v0 v1 s0=0 s1=0
 	[ "$dir" = down ] && r=-R
 	json=$GUEST_DIR/$id.json
 	ip netns exec "$ns" iperf3 -s -1 -J >"$json" 2>/dev/null &

@@ -87,7 +87,7 @@ PY
 # iperf3 DIR: the guest's client against the namespace's server
 n=0
 iperf() {
-	local r= id json
+	local r='' id json
 	n=$((n + 1))
 	id=p$n
 	json=$GUEST_DIR/$id.json

@@ -19,6 +19,9 @@
 #
 # The sourcing script sets GUEST_DIR (a directory of its own) first.
 
+# GUEST_* are read by the scripts that source this.
+# shellcheck disable=SC2034
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	echo "skip: a library, sourced by vhost_qemu.sh, bench/ and scripts/"
 	exit 77
@@ -60,10 +63,11 @@ guest_require() {
 			fi
 		done
 	fi
-	[ -n "$GUEST_KERNEL" ] && [ -r "$GUEST_KERNEL" ] &&
-		[ -f "/lib/modules/$GUEST_KVER/modules.dep" ] ||
-		{ GUEST_WHY="no guest kernel with modules (linux-image-amd64)"
-		  return 1; }
+	if [ -z "$GUEST_KERNEL" ] || [ ! -r "$GUEST_KERNEL" ] ||
+	   [ ! -f "/lib/modules/$GUEST_KVER/modules.dep" ]; then
+		GUEST_WHY="no guest kernel with modules (linux-image-amd64)"
+		return 1
+	fi
 	return 0
 }
 
@@ -114,7 +118,7 @@ guest_copy_bin() {
 # modules of $GUEST_KVER (decompressed), iperf3 and ethtool when the host
 # has them, and the init that runs the host's steps
 guest_initramfs() {
-	local root=$GUEST_DIR/root m f n=0
+	local root=${GUEST_DIR:?set by the sourcing script}/root m f n=0
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mod,etc}
 	guest_copy_bin "$root" /bin/busybox	# static or not

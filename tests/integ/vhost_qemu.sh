@@ -43,15 +43,20 @@ guest_peer_start "$ns"
 # QEMU 7.2 under TCG crashes when a vhost-user device's driver starts
 # with MSI-X (it sets up KVM irqfds without KVM): legacy interrupts.
 net=(-chardev "socket,id=c0,path=$sock"
-     -netdev vhost-user,id=n0,chardev=c0
-     -device virtio-net-pci,netdev=n0,mac=52:54:00:00:00:02,vectors=0)
+     -netdev "vhost-user,id=n0,chardev=c0"
+     -device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:02,vectors=0")
 
 vs() { stat_of "$sock" "$1"; }
 ts() { stat_of vq0 "$1"; }
 
-# check WHAT VALUE OP WANT - ok/bad on an integer comparison
+# check WHAT VALUE eq|gt WANT - ok/bad on an integer comparison
 check() {
-	if [ "$2" -"$3" "$4" ] 2>/dev/null; then
+	local r=1
+	case $3 in
+	eq) [ "$2" -eq "$4" ] 2>/dev/null && r=0 ;;
+	gt) [ "$2" -gt "$4" ] 2>/dev/null && r=0 ;;
+	esac
+	if [ "$r" -eq 0 ]; then
 		ok "$1: $2"
 	else
 		bad "$1: $2 (want -$3 $4)"
@@ -191,7 +196,11 @@ check "vhost: dropped by voff" "$(vs vhost_protocol_drops)" eq 0
 vctl stats "$sock" | sed 's/^/# /'
 
 if sw_alive; then
-	sw_stop && ok "switch stopped cleanly" || bad "switch exit status"
+	if sw_stop; then
+		ok "switch stopped cleanly"
+	else
+		bad "switch exit status"
+	fi
 else
 	bad "the switch died: $(tail -5 "$LIB_TMP/switch.err")"
 fi
