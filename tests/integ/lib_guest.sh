@@ -15,7 +15,10 @@
 # Needs: qemu-system-x86_64, a /boot/vmlinuz-VERSION whose modules are in
 # /lib/modules/VERSION (Debian's linux-image-amd64) and a static busybox
 # (busybox-static; a dynamic one is copied with its libraries).
-# guest_require says what is missing.
+# guest_require says what is missing.  The kernel is the newest
+# /boot/vmlinuz-* with its modules, whatever the host runs;
+# VOFF_GUEST_KERNEL=PATH picks another (VOFF_GUEST_KVER: the version of
+# its /lib/modules, else the one in its name).
 #
 # The sourcing script sets GUEST_DIR (a directory of its own) first.
 
