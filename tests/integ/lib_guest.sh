@@ -225,6 +225,21 @@ guest_start() {
 # guest_alive - QEMU still runs
 guest_alive() { [ -n "$guest_pid" ] && kill -0 "$guest_pid" 2>/dev/null; }
 
+# guest_reset - reset the machine through QEMU's monitor (system_reset),
+# whatever the guest is doing
+guest_reset() {
+	python3 - "$GUEST_DIR/monitor$guest_n" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(5)
+s.recv(4096)            # the banner and prompt
+s.sendall(b"system_reset\n")
+time.sleep(0.5)
+s.close()
+PY
+}
+
 # guest_stop - end QEMU (SIGKILL: as if it crashed) and wait for it
 guest_stop() {
 	[ -n "$guest_pid" ] || return 0

@@ -13,7 +13,7 @@
 #  - super-packets cross whole both ways: the guest's TSO frames leave on
 #    the TAP as super-packets, the namespace's reach the guest whole (it
 #    negotiated GUEST_TSO4), nothing segmented by the switch on the way;
-#  - the guest reboots (reboot -f) while traffic runs both ways: its
+#  - the guest is reset (QEMU's system_reset) while traffic runs both ways: its
 #    rings stop and start again over the same connection, and traffic
 #    flows again with bytes intact;
 #  - QEMU killed: the port sees the disconnection and listens again; a new
@@ -138,7 +138,7 @@ check "no segmentation toward the TAP (gso_in)" "$(ts gso_in)" eq 0
 check "no segmentation toward the guest (gso_in)" "$(vs gso_in)" eq 0
 check "vhost: bad frames from the guest" "$(vs rx_dropped)" eq 0
 
-# --- 2. reboot while traffic runs both ways -------------------------------
+# --- 2. reset while traffic runs both ways --------------------------------
 starts=$(vs vhost_starts)
 stops=$(vs vhost_stops)
 tx0=$(vs tx_bytes)
@@ -146,16 +146,19 @@ rx0=$(vs rx_bytes)
 guest_step_start r1 "
 timeout 60 wget -q -O /dev/null http://$GUEST_PEER_IP:$GUEST_PEER_PORT/stream?n=4000000000 &
 head -c 4000000000 /dev/zero | timeout 60 nc $GUEST_PEER_IP $((GUEST_PEER_PORT + 1)) &
+echo \"@@ r1 running\""
+guest_wait_line "@@ r1 running" 60 || bad "r1: the guest did not start its traffic"
 sleep 4
-echo \"@@ r1 rebooting\"
-reboot -f"
-guest_wait_line "@@ r1 rebooting" 60 || bad "r1: the guest did not get to its reboot"
-check "traffic to the guest before its reboot (bytes)" \
+check "traffic to the guest before its reset (bytes)" \
 	$(($(vs tx_bytes) - tx0)) gt 1000000
-check "traffic from the guest before its reboot (bytes)" \
+check "traffic from the guest before its reset (bytes)" \
 	$(($(vs rx_bytes) - rx0)) gt 1000000
+# The machine is reset under the guest's feet, traffic in flight (a
+# reboot -f inside waits for the guest to get there: under a loaded TCG
+# it may not, see docs/vhost-user.md).
+guest_reset
 boot 2
-check "vhost: rings stopped at the reboot" "$(vs vhost_stops)" gt "$stops"
+check "vhost: rings stopped at the reset" "$(vs vhost_stops)" gt "$stops"
 check "vhost: rings started again" "$(vs vhost_starts)" gt "$starts"
 check "vhost: rings running" "$(vs vhost_running)" eq 1
 check "vhost: same connection (connects)" "$(vs vhost_connects)" eq 1
@@ -163,8 +166,8 @@ check "vhost: no disconnection" "$(vs vhost_disconnects)" eq 0
 sup=$(vs rx_super)
 sdown=$(vs tx_super)
 xfer x2
-check "after the reboot: guest TSO whole" $(($(vs rx_super) - sup)) gt 0
-check "after the reboot: TSO to the guest whole" $(($(vs tx_super) - sdown)) gt 0
+check "after the reset: guest TSO whole" $(($(vs rx_super) - sup)) gt 0
+check "after the reset: TSO to the guest whole" $(($(vs tx_super) - sdown)) gt 0
 check "vhost: refused messages" "$(vs vhost_refused_messages)" eq 0
 
 # --- 3. QEMU killed, a new one -------------------------------------------
