@@ -7,6 +7,10 @@
 # when everything is there.  Needs root to install (it says so otherwise).
 # linux-source-6.12 is the kernel's GRO selftest, built at test time by
 # tests/integ/gro_selftest.sh (its GPL code stays out of this repository).
+# qemu-system-x86, linux-image-amd64 and busybox-static boot the guest of
+# tests/integ/vhost_qemu.sh (TCG, its kernel and modules from /boot and
+# /lib/modules, a busybox initramfs built at test time); without
+# recommends QEMU still has its firmware (seabios, ipxe-qemu: depends).
 #   scripts/bootstrap.sh          build and test dependencies
 #   scripts/bootstrap.sh --bench  also DPDK (libdpdk-dev), for bench/ ratios,
 #                                 and gnuplot for the plots of bench/e2e.sh
@@ -16,7 +20,8 @@ pkgs=(cmake ninja-build gcc make pkg-config libpcap-dev libmnl-dev
       libjson-c-dev clang libclang-rt-14-dev iproute2 ethtool man-db
       shellcheck cppcheck libcap-dev libseccomp-dev
       python3 kmod iperf3 liburing-dev dpkg-dev debhelper lintian
-      systemd python3-prometheus-client linux-source-6.12)
+      systemd python3-prometheus-client linux-source-6.12
+      qemu-system-x86 linux-image-amd64 busybox-static)
 if [[ "${1:-}" == "--bench" ]]; then
 	pkgs+=(libdpdk-dev linux-perf valgrind gnuplot-nox)
 fi

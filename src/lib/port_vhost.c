@@ -270,6 +270,8 @@ static void accept_all(struct voff_port *port)
 			continue;
 		}
 		v->dev.fd = c;
+		/* Message counters are the connection's (port.h). */
+		memset(v->dev.st, 0, sizeof(v->dev.st));
 		v->st.connects++;
 	}
 }

@@ -594,6 +594,35 @@ static void port_drops(struct out *o, const struct voff_port *port)
 	}
 }
 
+/*
+ * A vhost-user port's guest: its connection, its driver's starts and
+ * stops (each reboot), the messages of the current connection.
+ */
+static void vhost_stats(struct out *o, const struct voff_port *port)
+{
+	static const char *const k[] = {
+		"vhost_connected", "vhost_running", "vhost_features",
+		"vhost_protocol_features", "vhost_connects",
+		"vhost_disconnects", "vhost_refused_peer", "vhost_refused_busy",
+		"vhost_protocol_drops", "vhost_starts", "vhost_stops",
+		"vhost_messages", "vhost_refused_messages",
+		"vhost_guest_calls",
+	};
+	struct voff_port_vhost_stats v;
+
+	if (voff_port_vhost_stats(port, &v))
+		return;
+	const uint64_t val[] = {
+		v.connected, v.running, v.features, v.protocol_features,
+		v.connects, v.disconnects, v.refused_peer, v.refused_busy,
+		v.protocol_drops, v.starts, v.stops, v.messages,
+		v.refused_messages, v.guest_calls,
+	};
+
+	for (size_t i = 0; i < sizeof(val) / sizeof(val[0]); i++)
+		put_u64(o, k[i], val[i]);
+}
+
 static void stats_one(struct out *o, const char *name,
 		      const struct voff_port *port,
 		      const struct voff_switch_stats *s)
@@ -626,6 +655,7 @@ static void stats_one(struct out *o, const char *name,
 		put_u64(o, dn, s->drops[d]);
 	}
 	port_drops(o, port);
+	vhost_stats(o, port);
 	obj_end(o);
 }
 

@@ -161,10 +161,14 @@ static void ports(FILE *out, json_object *pa, const char *only)
 	}
 }
 
-/* Whether stats key @k is a plain counter (not a drop by reason). */
+/*
+ * Whether stats key @k is a plain counter (not a drop by reason, nor a
+ * vhost-user port's guest state, which only such ports have).
+ */
 static bool plain(const char *k)
 {
 	return strcmp(k, "port") && strncmp(k, "drop_", 5) &&
+	       strncmp(k, "vhost_", 6) &&
 	       !strstr(k, "_drop_") && strcmp(k, "rx_dropped") &&
 	       strcmp(k, "tx_dropped");
 }

@@ -159,17 +159,18 @@ int vg_set(struct vg *g, uint32_t req, const void *payload, uint32_t size,
 	return err ? err : (int)le64toh(v);
 }
 
+/* Requests ask for a REPLY_ACK, unless the fake plays QEMU 7.2. */
 static int set_u64(struct vg *g, uint32_t req, uint64_t v)
 {
 	v = htole64(v);
-	return vg_set(g, req, &v, 8, true);
+	return vg_set(g, req, &v, 8, !g->qemu);
 }
 
 static int set_state(struct vg *g, uint32_t req, uint32_t idx, uint32_t num)
 {
 	uint32_t s[2] = { htole32(idx), htole32(num) };
 
-	return vg_set(g, req, s, 8, true);
+	return vg_set(g, req, s, 8, !g->qemu);
 }
 
 static int set_file(struct vg *g, uint32_t req, unsigned int q, int fd)
@@ -177,12 +178,15 @@ static int set_file(struct vg *g, uint32_t req, unsigned int q, int fd)
 	uint64_t v = htole64(q);
 	uint64_t r = 0;
 	int err = vg_send(g, req,
-			  VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, &v, 8,
-			  &fd, 1);
+			  VHOST_USER_VERSION |
+				  (g->qemu ? 0 : VHOST_USER_F_NEED_REPLY),
+			  &v, 8, &fd, 1);
 
 	if (err)
 		return err;
 	g->pump(g->ctx);
+	if (g->qemu)
+		return 0;
 	err = vg_reply(g, req, &r, 8);
 	return err ? err : (int)le64toh(r);
 }
@@ -223,32 +227,11 @@ uint8_t *vg_ptr(const struct vg *g, uint64_t gpa)
 	return g->mem + (gpa - VG_GPA_BASE);
 }
 
-int vg_start(struct vg *g, uint64_t features)
+/* Features, then memory, then each ring from its first entry. */
+static int rings_start(struct vg *g)
 {
-	uint64_t f, proto;
-	int err;
+	int err = set_u64(g, VHOST_USER_SET_FEATURES, g->features);
 
-	err = vg_get_u64(g, VHOST_USER_GET_FEATURES, &f);
-	if (err)
-		return err;
-	if ((features & f) != features)
-		return -EOPNOTSUPP;
-	err = vg_get_u64(g, VHOST_USER_GET_PROTOCOL_FEATURES, &proto);
-	if (err)
-		return err;
-	proto &= VHOST_BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) |
-		 VHOST_BIT(VHOST_USER_PROTOCOL_F_MQ) |
-		 VHOST_BIT(VHOST_USER_PROTOCOL_F_MTU);
-	proto = htole64(proto);
-	err = vg_set(g, VHOST_USER_SET_PROTOCOL_FEATURES, &proto, 8, false);
-	if (err)
-		return err;
-	err = vg_set(g, VHOST_USER_SET_OWNER, NULL, 0, true);
-	if (err)
-		return err;
-	g->features = features | VHOST_BIT(VHOST_USER_F_PROTOCOL_FEATURES);
-	g->event_idx = features & VHOST_BIT(VIRTIO_RING_F_EVENT_IDX);
-	err = set_u64(g, VHOST_USER_SET_FEATURES, g->features);
 	if (!err)
 		err = vg_mem_table(g);
 	for (unsigned int q = 0; q < 2 && !err; q++) {
@@ -258,6 +241,7 @@ int vg_start(struct vg *g, uint64_t features)
 		memset(ring(g, q), 0, RING_STRIDE);
 		g->avail_idx[q] = 0;
 		g->used_seen[q] = 0;
+		g->kick_old[q] = 0;
 		g->next_desc[q] = 0;
 		err = set_state(g, VHOST_USER_SET_VRING_NUM, q, g->num);
 		if (err)
@@ -272,17 +256,113 @@ int vg_start(struct vg *g, uint64_t features)
 		a[2] = htole64(uva(g, used(g, q)));
 		a[3] = htole64(uva(g, avail(g, q)));
 		a[4] = 0;
-		err = vg_set(g, VHOST_USER_SET_VRING_ADDR, a, sizeof(a), true);
+		err = vg_set(g, VHOST_USER_SET_VRING_ADDR, a, sizeof(a),
+			     !g->qemu);
 		if (!err)
 			err = set_file(g, VHOST_USER_SET_VRING_KICK, q,
 				       g->kick[q]);
 		if (!err)
 			err = set_file(g, VHOST_USER_SET_VRING_CALL, q,
 				       g->call[q]);
-		if (!err)
+		if (!err && !g->qemu)
 			err = set_state(g, VHOST_USER_SET_VRING_ENABLE, q, 1);
 	}
 	return err;
+}
+
+/* The protocol features the fake takes of those offered. */
+#define VG_PROTOCOL                                                          \
+	(VHOST_BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) |                        \
+	 VHOST_BIT(VHOST_USER_PROTOCOL_F_MQ) |                               \
+	 VHOST_BIT(VHOST_USER_PROTOCOL_F_MTU))
+
+static int features_get(struct vg *g, uint64_t features, uint64_t take)
+{
+	uint64_t f, proto;
+	int err;
+
+	err = vg_get_u64(g, VHOST_USER_GET_FEATURES, &f);
+	if (err)
+		return err;
+	if ((features & f) != features)
+		return -EOPNOTSUPP;
+	err = vg_get_u64(g, VHOST_USER_GET_PROTOCOL_FEATURES, &proto);
+	if (err)
+		return err;
+	proto = htole64(proto & take);
+	err = vg_set(g, VHOST_USER_SET_PROTOCOL_FEATURES, &proto, 8, false);
+	g->features = features | VHOST_BIT(VHOST_USER_F_PROTOCOL_FEATURES);
+	g->event_idx = features & VHOST_BIT(VIRTIO_RING_F_EVENT_IDX);
+	return err;
+}
+
+int vg_start(struct vg *g, uint64_t features)
+{
+	int err = features_get(g, features, VG_PROTOCOL);
+
+	if (!err)
+		err = vg_set(g, VHOST_USER_SET_OWNER, NULL, 0, true);
+	return err ? err : rings_start(g);
+}
+
+/*
+ * QEMU 7.2's order, as it was seen on the socket: rings get their call
+ * and error descriptors and are enabled (five times) before the guest's
+ * driver has set anything, and only SET_MEM_TABLE asks for an ack.
+ */
+int vg_start_qemu72(struct vg *g, uint64_t features)
+{
+	uint64_t f, n;
+	int err;
+
+	g->qemu = true;
+	err = features_get(g, features,
+			   VG_PROTOCOL |
+			   VHOST_BIT(VHOST_USER_PROTOCOL_F_RESET_DEVICE));
+	if (!err)
+		err = vg_get_u64(g, VHOST_USER_GET_QUEUE_NUM, &n);
+	if (!err)
+		err = vg_set(g, VHOST_USER_SET_OWNER, NULL, 0, false);
+	if (!err)
+		err = vg_get_u64(g, VHOST_USER_GET_FEATURES, &f);
+	for (unsigned int q = 0; q < 2 && !err; q++) {
+		err = set_file(g, VHOST_USER_SET_VRING_CALL, q, g->call[q]);
+		if (!err)
+			err = set_file(g, VHOST_USER_SET_VRING_ERR, q,
+				       g->call[q]);
+	}
+	if (!err)
+		err = vg_restart_qemu72(g);
+	return err;
+}
+
+int vg_restart_qemu72(struct vg *g)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < 10 && !err; i++)
+		err = set_state(g, VHOST_USER_SET_VRING_ENABLE, i % 2, 1);
+	return err ? err : rings_start(g);
+}
+
+int vg_stop(struct vg *g, uint32_t base[2])
+{
+	for (uint32_t q = 0; q < 2; q++) {
+		uint32_t s[2] = { htole32(q), 0 }, r[2];
+		int err = vg_send(g, VHOST_USER_GET_VRING_BASE,
+				  VHOST_USER_VERSION, s, 8, NULL, 0);
+
+		if (err)
+			return err;
+		g->pump(g->ctx);
+		err = vg_reply(g, VHOST_USER_GET_VRING_BASE, r, 8);
+		if (err)
+			return err;
+		if (le32toh(r[0]) != q)
+			return -EPROTO;
+		base[q] = le32toh(r[1]);
+	}
+	return 0;
 }
 
 uint8_t *vg_buf(struct vg *g, size_t len)

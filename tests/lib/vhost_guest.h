@@ -45,6 +45,7 @@
  * @buf_next:	next free buffer byte (bump allocator, reset by vg_reset_bufs)
  * @features:	what the guest acked
  * @event_idx:	EVENT_IDX acked
+ * @qemu:	plays QEMU 7.2: no REPLY_ACK asked but for SET_MEM_TABLE
  * @pump:	makes the back end read the socket
  * @ctx:	for @pump
  */
@@ -62,6 +63,7 @@ struct vg {
 	uint32_t buf_next;
 	uint64_t features;
 	bool event_idx;
+	bool qemu;
 	void (*pump)(void *ctx);
 	void *ctx;
 };
@@ -103,6 +105,33 @@ int vg_set(struct vg *g, uint32_t req, const void *payload, uint32_t size,
  * Return: 0, or the first failure.
  */
 int vg_start(struct vg *g, uint64_t features);
+
+/**
+ * vg_start_qemu72() - the start-up in the order QEMU 7.2 sends it (as
+ * seen on its socket with a Linux 6.1 guest): GET_FEATURES,
+ * GET/SET_PROTOCOL_FEATURES (MQ, REPLY_ACK, MTU, RESET_DEVICE),
+ * GET_QUEUE_NUM, SET_OWNER, GET_FEATURES, SET_VRING_CALL and
+ * SET_VRING_ERR per ring, then vg_restart_qemu72(); from then on the
+ * fake asks for a REPLY_ACK of SET_MEM_TABLE only, as QEMU
+ * Return: 0, or the first failure.
+ */
+int vg_start_qemu72(struct vg *g, uint64_t features);
+
+/**
+ * vg_restart_qemu72() - what QEMU 7.2 sends when the guest's driver comes
+ * up (at boot and after each reset): SET_VRING_ENABLE 1 five times per
+ * ring, then SET_FEATURES, SET_MEM_TABLE, and per ring SET_VRING_NUM,
+ * SET_VRING_BASE 0, SET_VRING_ADDR, SET_VRING_KICK, SET_VRING_CALL (the
+ * rings cleared first, as a reset driver has them)
+ */
+int vg_restart_qemu72(struct vg *g);
+
+/**
+ * vg_stop() - GET_VRING_BASE on both rings, as QEMU stops a device (guest
+ * reset or reboot); @base receives where each ring stopped
+ * Return: 0, or a failure (-EPROTO for a reply of the wrong ring).
+ */
+int vg_stop(struct vg *g, uint32_t base[2]);
 
 /** vg_mem_table() - send SET_MEM_TABLE for the guest memory; ack result */
 int vg_mem_table(struct vg *g);
