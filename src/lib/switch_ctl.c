@@ -817,7 +817,7 @@ static const struct command commands[] = {
 static void help_spec(FILE *f, unsigned int deny)
 {
 	const struct voff_port_spec_kind *k;
-	char buf[64];
+	char buf[128];
 
 	if (deny & VOFF_SWITCH_CTL_DENY_ADD) {
 		fputs("\nSPEC: none; this switch dropped the privileges to "

@@ -227,7 +227,7 @@ static void t_refused(void)
 		"/etc/voff/x.conf:3: tap:x,gro=maybe: gro: expected on or off");
 	refused("ports add bogus:x", -EINVAL,
 		"/etc/voff/x.conf:3: bogus:x: unknown port kind 'bogus' "
-		"(kinds: tap, tun, packet, pcap, vhost-user)");
+		"(kinds: tap, tun, packet, pcap, vhost-user, vxlan)");
 	refused("stats", -EINVAL,
 		"/etc/voff/x.conf:3: 'stats' is not a configuration request "
 		"(a file takes: ports add, features, limits)");

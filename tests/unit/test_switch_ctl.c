@@ -131,7 +131,7 @@ static void t_ports(void)
 	r = ctl(sw, "ports add bogus:x", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: ports add: bogus:x: unknown port kind 'bogus' "
-			"(kinds: tap, tun, packet, pcap, vhost-user)\n");
+			"(kinds: tap, tun, packet, pcap, vhost-user, vxlan)\n");
 	r = ctl(sw, "ports frob", &err);
 	CHECK_STR_EQ(r, "error: unknown ports subcommand 'frob'\n");
 	r = ctl(sw, "ports add", &err);
