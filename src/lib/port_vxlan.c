@@ -504,20 +504,29 @@ static int vx_check(struct vx *vx, const uint8_t *d, uint32_t len)
 	return 0;
 }
 
-/* The VTEP a train came from: its source address with our VXLAN port. */
+/*
+ * The VTEP a train came from: a listed remote with its source address and
+ * port, else one with its address, else the address with our VXLAN port
+ * (senders such as the kernel's vxlan pick their source port per flow,
+ * and listen on the VXLAN port).
+ */
 static int train_slot(struct vx *vx, unsigned int i)
 {
 	union voff_udp_addr a = vx->rx_from[i];
+	int by_addr = -1;
 
-	addr_set_port(&a, vx->dport);
 	for (unsigned int r = 0; r < vx->cfg.n_remote; r++) {
 		union voff_udp_addr b = vx->cfg.remote[r];
 
-		/* A listed remote's own port wins. */
-		addr_set_port(&b, vx->dport);
 		if (addr_eq(&a, &b))
-			return vtep_slot(vx, &vx->cfg.remote[r]);
+			return vtep_slot(vx, &b);
+		addr_set_port(&b, addr_port(&a));
+		if (by_addr < 0 && addr_eq(&a, &b))
+			by_addr = (int)r;
 	}
+	if (by_addr >= 0)
+		return vtep_slot(vx, &vx->cfg.remote[by_addr]);
+	addr_set_port(&a, vx->dport);
 	return vtep_slot(vx, &a);
 }
 
