@@ -597,6 +597,22 @@ static void port_drops(struct out *o, const struct voff_port *port)
 	}
 }
 
+/* A vxlan port's counters (vxlan_*) and its UDP socket's (udp_*). */
+static void vxlan_counters(struct out *o, const struct voff_port *port)
+{
+	struct voff_vxlan_stats vx;
+	struct voff_udp_stats u;
+
+	if (voff_port_vxlan_stats(port, &vx, &u))
+		return;
+#define VX_PUT(f, doc) put_u64(o, "vxlan_" #f, vx.f);
+	VOFF_VXLAN_STATS_MAP(VX_PUT)
+#undef VX_PUT
+#define UDP_PUT(f, doc) put_u64(o, "udp_" #f, u.f);
+	VOFF_UDP_STATS_MAP(UDP_PUT)
+#undef UDP_PUT
+}
+
 static void stats_one(struct out *o, const char *name,
 		      const struct voff_port *port,
 		      const struct voff_switch_stats *s)
@@ -629,6 +645,7 @@ static void stats_one(struct out *o, const char *name,
 		put_u64(o, dn, s->drops[d]);
 	}
 	port_drops(o, port);
+	vxlan_counters(o, port);
 	obj_end(o);
 }
 
