@@ -34,6 +34,9 @@ want() {
 	if "${@:1:$#-1}"; then ok "$msg"; else bad "$msg"; fi
 }
 
+# not CMD... - succeeds when CMD fails (for want)
+not() { ! "$@"; }
+
 # vx_require TOOL... - lib_ns's checks, plus a kernel with vxlan
 vx_require() {
 	ns_require python3 "$@"
@@ -71,6 +74,16 @@ vx_underlay() {
 	done
 }
 
+# vx_app K - the namespace of host K's application, without IPv6 (its
+# router solicitations and MLD reports would be learned at any time)
+vx_app() {
+	local n
+	n=$(ns_add "app$1") || return 1
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	echo "$n"
+}
+
 # vx_kernel_host K REMOTE... - host K as the kernel does it: vxlan0 (VNI
 # 42, port 4789, learning) in a bridge with a veth into a new namespace
 # (ns B for host 2, C for host 3) at 10.77.0.K; REMOTE... the flood list
@@ -78,7 +91,7 @@ vx_kernel_host() {
 	local k=$1 h app r first=1
 	shift
 	h=$(eval echo "\$H$k")
-	app=$(ns_add "app$k")
+	app=$(vx_app "$k")
 	[ "$k" = 2 ] && B=$app
 	[ "$k" = 3 ] && C=$app
 	ip -n "$h" link add vxlan0 type vxlan id "$VNI" dstport 4789 \
@@ -112,7 +125,7 @@ vx_voff_host() {
 	local k=$1 sock=$2 h app spec r pid
 	shift 2
 	h=$(eval echo "\$H$k")
-	app=$(ns_add "app$k")
+	app=$(vx_app "$k")
 	case $k in 1) A=$app ;; 2) B=$app ;; 3) C=$app ;; esac
 	spec="vxlan:$VNI@$h,local=192.168.77.$k"
 	for r in "$@"; do spec="$spec,remote=$r"; done
@@ -143,7 +156,7 @@ vx_fdb_remote() {
 import json, sys
 for e in json.load(sys.stdin):
     if e["mac"] == sys.argv[1]:
-        print(e["remote"])' "$2"
+        print(e["remote"] or "")' "$2"
 }
 
 # vx_kfdb_dst HOST MAC - where host HOST's kernel vxlan0 learned MAC
