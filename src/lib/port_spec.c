@@ -146,11 +146,12 @@ static int opt_udp_csum(struct voff_port_spec *s, char *val)
 
 static void put_addr(const union voff_udp_addr *a, const char *name, FILE *f)
 {
-	char buf[64];
+	if (a->sa.sa_family != AF_UNSPEC) {
+		char buf[64];
 
-	if (a->sa.sa_family != AF_UNSPEC)
-		fprintf(f, ",%s=%s", name, voff_udp_addr_format(a, buf,
-								 sizeof(buf)));
+		fprintf(f, ",%s=%s", name,
+			voff_udp_addr_format(a, buf, sizeof(buf)));
+	}
 }
 
 static void put_local(const struct voff_port_spec *s, const char *name,

@@ -26,6 +26,8 @@ fi
 
 VNI=42
 py=$(dirname "${BASH_SOURCE[0]}")/peer.py
+# The sourcing tests use these.
+# shellcheck disable=SC2034
 U='' H1='' H2='' H3='' A='' B='' C=''
 
 # want COND... MSG - "ok MSG" when the command COND succeeds, else "FAIL MSG"
@@ -126,6 +128,7 @@ vx_voff_host() {
 	shift 2
 	h=$(eval echo "\$H$k")
 	app=$(vx_app "$k")
+	# shellcheck disable=SC2034
 	case $k in 1) A=$app ;; 2) B=$app ;; 3) C=$app ;; esac
 	spec="vxlan:$VNI@$h,local=192.168.77.$k"
 	for r in "$@"; do spec="$spec,remote=$r"; done
