@@ -157,7 +157,9 @@ extern "C" {
 	/* VXLAN ports (also trunc_vxlan, vxlan_flags): not a frame of ours. */ \
 	X(VXLAN_VNI, "vxlan_vni", "VXLAN datagram of another VNI")              \
 	X(VXLAN_RUNT, "vxlan_runt",                                             \
-	  "VXLAN inner frame shorter than an Ethernet header")
+	  "VXLAN inner frame shorter than an Ethernet header")                  \
+	X(VXLAN_NO_REMOTE, "vxlan_no_remote",                                   \
+	  "frame to flood and no remote VTEP to send it to")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

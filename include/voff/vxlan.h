@@ -105,7 +105,7 @@ struct voff_vxlan_cfg {
 #define VOFF_VXLAN_STATS_MAP(X)                                              \
 	X(tx_unicast, "frames sent to the one VTEP their MAC is behind")     \
 	X(tx_flooded, "frames replicated to every remote VTEP")              \
-	X(tx_no_remote, "frames flooded with no remote VTEP: not sent")      \
+	X(tx_no_remote, "frames to flood with no remote VTEP: dropped")      \
 	X(tx_datagrams, "datagrams handed to the socket, copies included")   \
 	X(rx_datagrams, "datagrams received and checked")                    \
 	X(rx_reserved, "accepted with reserved bits set (ignored)")          \

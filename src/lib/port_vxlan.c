@@ -727,7 +727,7 @@ static int vx_tx(struct voff_port *port, struct voff_pkt **pkts,
 
 		if (dst == VX_FLOOD && !vx->cfg.n_remote) {
 			vx->st.tx_no_remote++;
-			res[i] = -EDESTADDRREQ;
+			res[i] = VOFF_E_VXLAN_NO_REMOTE;
 			continue;
 		}
 		if (dst != vx->tx_dst)

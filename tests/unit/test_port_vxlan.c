@@ -455,6 +455,34 @@ static void t_runtime(void)
 	voff_port_close(port);
 }
 
+/* A port without remotes drops what it would flood, counted. */
+static void t_no_remote(void)
+{
+	static uint8_t frame[128];
+	struct voff_port *port = vx_open(0);
+	struct voff_pool *pool;
+	struct voff_vxlan_stats st;
+	struct voff_batch b;
+	struct voff_pkt *pkt;
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	voff_batch_init(&b);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)arp_frame(frame,
+							    sizeof(frame))));
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(port, &b), 0);
+	CHECK_EQ(voff_port_drop_count(port, VOFF_PORT_TX,
+				      VOFF_E_VXLAN_NO_REMOTE),
+		 1);
+	CHECK_OK(voff_port_vxlan_stats(port, &st, NULL));
+	CHECK_EQ(st.tx_no_remote, 1);
+	CHECK_EQ(st.tx_datagrams, 0);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
 /* IPv6 underlay: 70 bytes of headers; no zero checksums. */
 static void t_ipv6(void)
 {
@@ -546,5 +574,6 @@ static void t_spec_switch(void)
 
 CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
 	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
-	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime), CHECK_TEST(t_ipv6),
+	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime),
+	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),
 	   CHECK_TEST(t_spec_switch))
