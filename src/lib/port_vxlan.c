@@ -175,6 +175,8 @@ static int vtep_slot(struct vx *vx, const union voff_udp_addr *a)
 		/* Reclaim the slots no live entry points at. */
 		memset(vx->vtep_used, 0, sizeof(vx->vtep_used));
 		voff__fdb_walk(&vx->fdb, now_ns(), mark_used, vx->vtep_used);
+		if (vx->rx_slot >= 0)	/* the train being read */
+			vx->vtep_used[vx->rx_slot] = true;
 		for (int i = 0; i < VX_VTEPS && free_slot < 0; i++)
 			if (!vx->vtep_used[i])
 				free_slot = i;
@@ -294,6 +296,9 @@ static void update_limits(struct voff_port *port)
 	}
 	if (!under)
 		under = local_mtu(port->netns, &vx->cfg.local);
+	/* Nothing readable (no route, no privilege left): keep what was. */
+	if (!under && port->info.limits.mtu)
+		return;
 	if (!under)
 		under = 1500;
 	over = vx->family == AF_INET6 ? VOFF_VXLAN_OVERHEAD6 :
@@ -401,6 +406,7 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 	vx->family = fam;
 	vx->epfd = vx->evfd = -1;
 	vx->tx_dst = VX_NONE;
+	vx->rx_slot = -1;
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
 		vtep_norm(vx, &c->remote[i], &vx->cfg.remote[i]);
 	vx->slots = malloc(VX_TX_SLOTS);

@@ -45,19 +45,20 @@ want [ "$(vx_kfdb_dst "$H2" "$ma")" = 192.168.77.1 ] \
 	"host 2's kernel: A behind host 1"
 want [ "$(vx_fdb_remote "$ctl3" "$ma")" = 192.168.77.1:4789 ] \
 	"host 3: A behind host 1"
-# Five broadcasts from A: each one datagram to each of the two remotes
-# (a unicast frame, an ARP probe, may slip in between the readings).
+# Five broadcasts from A (the TAP's GRO may merge them into one UDP
+# super-packet, which the port cuts again): each datagram to each of the
+# two remotes, and host 3 receives all five.
 fl=$(vx_stat "$ctl" vxlan42 vxlan_tx_flooded)
-uni=$(vx_stat "$ctl" vxlan42 vxlan_tx_unicast)
 dg=$(vx_stat "$ctl" vxlan42 vxlan_tx_datagrams)
+r3=$(vx_stat "$ctl3" vxlan42 vxlan_rx_datagrams)
 nsbcast "$A" 10.77.0.255
-sleep 0.3
+sleep 0.5
 fl=$(($(vx_stat "$ctl" vxlan42 vxlan_tx_flooded) - fl))
-uni=$(($(vx_stat "$ctl" vxlan42 vxlan_tx_unicast) - uni))
 dg=$(($(vx_stat "$ctl" vxlan42 vxlan_tx_datagrams) - dg))
-want [ "$fl" -ge 5 ] "host 1 flooded the $fl broadcasts"
-want [ "$dg" -ge $((2 * fl + uni)) ] \
-	"each flooded frame went to both remotes ($dg datagrams)"
+r3=$(($(vx_stat "$ctl3" vxlan42 vxlan_rx_datagrams) - r3))
+want [ "$fl" -ge 1 ] "host 1 flooded the broadcasts ($fl frames)"
+want [ "$dg" -ge 10 ] "to both remotes ($dg datagrams)"
+want [ "$r3" -ge 5 ] "host 3 received the five ($r3 datagrams)"
 
 want vx_xfer "$A" "$C" 10.77.0.3 "$SIZE" "8 MiB A -> C intact (SHA-256)"
 want vx_xfer "$C" "$B" 10.77.0.2 "$SIZE" "8 MiB C -> B intact (SHA-256)"
