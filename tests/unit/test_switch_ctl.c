@@ -524,6 +524,15 @@ static void t_vxlan(void)
 	CHECK_STR_EQ(r, "error: '02:00:00:00:00' is not a MAC address\n");
 	r = ctl(sw, "remotes del vxlan42 127.0.0.2", &err);
 	CHECK_OK(err);
+	/* A vxlan port's own counters and its socket's, after the port's. */
+	r = ctl(sw, "stats vxlan42", &err);
+	CHECK_OK(err);
+	CHECK(strstr(r, "\n  vxlan_tx_unicast 0\n"));
+	CHECK(strstr(r, "\n  udp_tx_trains 0\n"));
+	r = ctl(sw, "-j stats vxlan42", &err);
+	CHECK(strstr(r, ",\"vxlan_learned\":0,\"udp_tx_calls\":0,"));
+	r = ctl(sw, "stats p0", &err);
+	CHECK(!strstr(r, "vxlan_") && !strstr(r, "udp_"));
 	voff_switch_free(sw);
 }
 
