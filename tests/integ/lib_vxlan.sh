@@ -53,8 +53,8 @@ vx_require() {
 	ip netns del "$n"
 }
 
-# vx_underlay N - namespaces U, H1..HN (192.168.77.K on veth uK) joined by
-# a bridge in U, with GRO on every veth
+# vx_underlay N - namespaces U, H1..HN (192.168.77.K and fd77::K on veth
+# uK) joined by a bridge in U, with GRO on every veth
 vx_underlay() {
 	local k h
 	U=$(ns_add u)
@@ -71,6 +71,7 @@ vx_underlay() {
 		ip netns exec "$U" ethtool -K "p$k" gro on \
 			rx-udp-gro-forwarding on >/dev/null 2>&1
 		ip -n "$h" addr add "192.168.77.$k/24" dev "u$k"
+		ip -n "$h" addr add "fd77::$k/64" dev "u$k" nodad
 		ip -n "$h" link set "u$k" up
 		ip netns exec "$h" ethtool -K "u$k" gro on >/dev/null 2>&1
 	done

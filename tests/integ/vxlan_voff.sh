@@ -13,7 +13,9 @@
 # both TAPs, no drop of any VXLAN reason.  Then a static entry and the
 # remote list changed at run time: with host 2 removed from host 1's
 # remotes a static entry for B's MAC still carries A's traffic, and
-# without it nothing does.  Rates are printed, never asserted.
+# without it nothing does.  Last, VNI 43 over an IPv6 underlay replaces
+# VNI 42: MTU 1430, ping, the VTEP learned, 16 MiB each way, trains.
+# Rates are printed, never asserted.
 # Needs root, iperf3, ethtool and the vxlan module (for the skip check
 # only); skips (77) otherwise.
 set -u
@@ -75,6 +77,31 @@ vctl remotes add vxlan42 192.168.77.2:4789
 want [ "$(vctl remotes vxlan42 | tail -1)" = 192.168.77.2:4789 ] \
 	"the remote is back"
 want nsping "$A" 10.77.0.2 3 "flooding again reaches B"
+
+# An IPv6 underlay: VNI 43 over fd77::/64 replaces VNI 42 on both hosts;
+# 70 bytes of outer headers leave an MTU of 1430.
+for k in 1 2; do
+	c=$([ $k = 1 ] && echo "$ctl" || echo "$ctl2")
+	h=$([ $k = 1 ] && echo "$H1" || echo "$H2")
+	app=$([ $k = 1 ] && echo "$A" || echo "$B")
+	"$voff" ctl --ctl "$c" ports del vxlan42
+	"$voff" ctl --ctl "$c" ports add \
+		"vxlan:43@$h,local=[fd77::$k],remote=[fd77::$((3 - k))],gro=on"
+	ip -n "$app" link set "t$k" mtu 1430
+done
+want [ "$(vx_stat "$ctl" vxlan43 rx_packets)" = 0 ] "vxlan43 added on host 1"
+want [ "$("$voff" ctl --ctl "$ctl" -j limits vxlan43 |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["device"]["mtu"])')" = 1430 ] \
+	"IPv6 underlay: MTU 1500 - 70"
+ip -n "$A" neigh del 10.77.0.2 dev t1
+ip -n "$B" neigh del 10.77.0.1 dev t2
+want nsping "$A" 10.77.0.2 5 "IPv6 underlay: ARP and ping A -> B"
+want [ "$(vx_fdb_remote "$ctl" "$mb")" = "[fd77::2]:4789" ] \
+	"IPv6 underlay: host 1 learned B behind [fd77::2]"
+want vx_xfer "$A" "$B" 10.77.0.2 "$SIZE" "IPv6 underlay: 16 MiB A -> B intact"
+want vx_xfer "$B" "$A" 10.77.0.1 "$SIZE" "IPv6 underlay: 16 MiB B -> A intact"
+want [ "$(vx_stat "$ctl" vxlan43 udp_tx_trains)" -gt 0 ] \
+	"IPv6 underlay: trains sent"
 
 sw_stop
 want [ $? -eq 0 ] "host 1's switch exits 0"
