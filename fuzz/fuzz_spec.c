@@ -63,7 +63,10 @@ static bool canon(const struct voff_port_spec *s, char *out, size_t cap)
 	bool ok;
 
 	die_if(!f);
-	fprintf(f, "%s%s", prefix(s->cfg.kind), s->cfg.name);
+	if (s->cfg.kind == VOFF_PORT_VXLAN)
+		fprintf(f, "vxlan:%u", s->vxlan.vni);
+	else
+		fprintf(f, "%s%s", prefix(s->cfg.kind), s->cfg.name);
 	if (s->cfg.netns)
 		fprintf(f, "@%s", s->cfg.netns);
 	if (s->cfg.sink)
@@ -112,7 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (voff_port_spec_parse(&s, text))
 		return 0;
-	die_if(!s.cfg.name || !*s.cfg.name || !in_buf(&s, s.cfg.name));
+	die_if(!s.cfg.name || !*s.cfg.name ||
+	       !(in_buf(&s, s.cfg.name) || s.cfg.name == s.label));
+	/* A vxlan port is named from its VNI. */
+	die_if((s.cfg.name == s.label) != (s.cfg.kind == VOFF_PORT_VXLAN));
 	die_if(s.err[0]);
 	if (s.cfg.netns) {
 		die_if(!in_buf(&s, s.cfg.netns) || !*s.cfg.netns);

@@ -682,6 +682,8 @@ int voff_port_spec_kind_usage(const struct voff_port_spec_kind *k,
  * @buf:	the spec's text after KIND:, cut into NUL-terminated pieces
  * @vxlan:	a vxlan: spec's VNI, addresses and options (@cfg.vxlan points
  *		here, so a copy must point its own @cfg.vxlan at its own)
+ * @label:	the port's name when its kind makes it from NAME ("vxlan42"
+ *		for vxlan:42); @cfg.name then points here, not into @buf
  */
 struct voff_port_spec {
 	struct voff_port_cfg cfg;
@@ -690,6 +692,7 @@ struct voff_port_spec {
 	char err[256];
 	char buf[VOFF_PORT_SPEC_MAX + 1];
 	struct voff_vxlan_cfg vxlan;
+	char label[16];
 };
 
 /**

@@ -54,7 +54,8 @@ struct kind_opt {
  * @opts:	its options besides the settings, ended by a NULL name
  * @name:	NULL, or reads NAME into @s (after the generic checks)
  * @check:	NULL, or checks the whole spec once its options are read
- * @label:	NULL, or the switch port's name is @label followed by NAME
+ * @label:	NULL, or the port's name is @label followed by NAME (kept
+ *		in the spec's label; printed back without @label)
  */
 struct kind {
 	struct voff_port_spec_kind pub;
@@ -112,6 +113,9 @@ static int vx_name(struct voff_port_spec *s, const char *name)
 			   VOFF_VXLAN_VNI_MAX);
 	s->vxlan.vni = (uint32_t)v;
 	s->cfg.vxlan = &s->vxlan;
+	/* The port, in the switch and in configurations, is vxlanVNI. */
+	snprintf(s->label, sizeof(s->label), "vxlan%u", s->vxlan.vni);
+	s->cfg.name = s->label;
 	return 0;
 }
 
@@ -446,7 +450,8 @@ int voff_port_spec_format(const struct voff_port_spec *s, bool all,
 	f = fmemopen(buf, len, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "%s:%s", k->pub.name, s->cfg.name);
+	fprintf(f, "%s:%s", k->pub.name,
+		s->cfg.name + (k->label ? strlen(k->label) : 0));
 	if (s->cfg.netns)
 		fprintf(f, "@%s", s->cfg.netns);
 	for (const struct kind_opt *o = k->opts; o->name; o++)
@@ -492,15 +497,10 @@ int voff_switch_add_parsed(struct voff_switch *sw,
 	unsigned int nid;
 	int err;
 
-	const struct kind *k;
-	char name[64];
-
-	if (!sw || !s || !s->cfg.name || !(k = kind_of(s->cfg.kind)))
+	if (!sw || !s || !s->cfg.name)
 		return -EINVAL;
-	snprintf(name, sizeof(name), "%s%s", k->label ? k->label : "",
-		 s->cfg.name);
 	/* A name in use fails before a device is made. */
-	if (voff_switch_find(sw, name) >= 0)
+	if (voff_switch_find(sw, s->cfg.name) >= 0)
 		return -EEXIST;
 	/* What it is opened with; never longer than the spec it came from. */
 	if (voff_port_spec_format(s, false, text, sizeof(text)) < 0)
@@ -508,7 +508,7 @@ int voff_switch_add_parsed(struct voff_switch *sw,
 	err = voff_port_open(&port, &s->cfg);
 	if (err)
 		return err;
-	err = voff__switch_add(sw, port, name, text, &nid);
+	err = voff__switch_add(sw, port, s->cfg.name, text, &nid);
 	if (err) {
 		voff_port_close(port);
 		return err;

@@ -129,6 +129,8 @@ static void spec_copy(struct voff_port_spec *to,
 			*dst[i] = to->buf + (*src[i] - from->buf);
 	if (from->cfg.vxlan)
 		to->cfg.vxlan = &to->vxlan;
+	if (from->cfg.name == from->label)
+		to->cfg.name = to->label;
 }
 
 static void conf_copy(struct voff_switch_conf *to,

@@ -523,6 +523,7 @@ static void t_spec_switch(void)
 	CHECK_EQ(s.cfg.kind, VOFF_PORT_VXLAN);
 	CHECK(s.cfg.vxlan == &s.vxlan);
 	CHECK_EQ(s.vxlan.vni, 100);
+	CHECK_STR_EQ(s.cfg.name, "vxlan100");	/* the port's name */
 	CHECK_EQ(s.vxlan.n_remote, 2);
 	CHECK(s.vxlan.udp_csum_zero);
 	CHECK_GT(voff_port_spec_format(&s, false, text, sizeof(text)), 0);
