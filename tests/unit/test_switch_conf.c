@@ -268,6 +268,27 @@ static void t_read_atomic(void)
 	voff_switch_conf_free(c);
 }
 
+/*
+ * A vxlan port is vxlanVNI in a file too: its limits line finds it, and a
+ * copy of the configuration (a reload keeps one) still names it so.
+ */
+static void t_vxlan_name(void)
+{
+	struct voff_switch_conf *c;
+	const struct voff_port_spec *s;
+
+	CHECK_OK(voff_switch_conf_new(&c));
+	CHECK_OK(conf_text(c, "ports add vxlan:42,local=192.0.2.1\n"
+			      "limits vxlan42 gro on\n", "f"));
+	CHECK_EQ(nports(c), 1);
+	s = voff_switch_conf_port(c, 0);
+	CHECK_STR_EQ(s->cfg.name, "vxlan42");
+	CHECK(s->cfg.name == s->label && s->cfg.vxlan == &s->vxlan);
+	CHECK_EQ(s->vxlan.vni, 42);
+	CHECK_NE(s->given, 0);
+	voff_switch_conf_free(c);
+}
+
 /* A switch made from @text (read as "t.conf"). */
 static struct voff_switch *switch_from(const char *text,
 				       struct voff_switch_conf_result *r)
@@ -663,7 +684,7 @@ static void t_limit_default(void)
 	voff_switch_free(sw);
 }
 
-CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_refused),
+CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_vxlan_name), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_read_atomic), CHECK_TEST(t_save_roundtrip),
 	   CHECK_TEST(t_apply_difference), CHECK_TEST(t_apply_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),
