@@ -253,9 +253,23 @@ _voff_ctl()
 		mapfile -t words < <(awk '{ print $1 }' <<<"$help" | sort -u)
 	else
 		case "$1 $#" in
-		"ports 1")
+		"ports 1" | "fdb 1")
 			mapfile -t words < <(awk -v c="$1" '$1 == c && $2 { print $2 }' \
 				<<<"$help")
+			;;
+		"remotes 1")
+			# remotes PORT, or remotes add|del PORT ADDR.
+			mapfile -t words < <(awk -v c="$1" '$1 == c && $2 { print $2 }' \
+				<<<"$help"; _voff_ports "$bin" "${ctl[@]}")
+			;;
+		"remotes 2")
+			[[ $2 == add || $2 == del ]] &&
+				mapfile -t words < <(_voff_ports "$bin" "${ctl[@]}")
+			;;
+		"fdb 3")
+			# fdb add MAC PORT [REMOTE]
+			[[ $2 == add ]] &&
+				mapfile -t words < <(_voff_ports "$bin" "${ctl[@]}")
 			;;
 		"ports 2")
 			if [[ $2 == add ]]; then

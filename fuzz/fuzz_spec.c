@@ -41,6 +41,8 @@ static const char *prefix(enum voff_port_kind k)
 		return "packet:";
 	case VOFF_PORT_PCAP:
 		return "pcap:";
+	case VOFF_PORT_VXLAN:
+		return "vxlan:";
 	default:
 		abort();
 	}
@@ -61,11 +63,28 @@ static bool canon(const struct voff_port_spec *s, char *out, size_t cap)
 	bool ok;
 
 	die_if(!f);
-	fprintf(f, "%s%s", prefix(s->cfg.kind), s->cfg.name);
+	if (s->cfg.kind == VOFF_PORT_VXLAN)
+		fprintf(f, "vxlan:%u", s->vxlan.vni);
+	else
+		fprintf(f, "%s%s", prefix(s->cfg.kind), s->cfg.name);
 	if (s->cfg.netns)
 		fprintf(f, "@%s", s->cfg.netns);
 	if (s->cfg.sink)
 		fprintf(f, ",sink=%s", s->cfg.sink);
+	if (s->cfg.kind == VOFF_PORT_VXLAN) {
+		char a[64];
+
+		if (s->vxlan.local.sa.sa_family)
+			fprintf(f, ",local=%s",
+				voff_udp_addr_format(&s->vxlan.local, a,
+						     sizeof(a)));
+		for (unsigned int i = 0; i < s->vxlan.n_remote; i++)
+			fprintf(f, ",remote=%s",
+				voff_udp_addr_format(&s->vxlan.remote[i], a,
+						     sizeof(a)));
+		if (s->vxlan.udp_csum_zero)
+			fputs(",udp_csum=off", f);
+	}
 	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
 		char val[32];
 
@@ -96,7 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (voff_port_spec_parse(&s, text))
 		return 0;
-	die_if(!s.cfg.name || !*s.cfg.name || !in_buf(&s, s.cfg.name));
+	die_if(!s.cfg.name || !*s.cfg.name ||
+	       !(in_buf(&s, s.cfg.name) || s.cfg.name == s.label));
+	/* A vxlan port is named from its VNI. */
+	die_if((s.cfg.name == s.label) != (s.cfg.kind == VOFF_PORT_VXLAN));
 	die_if(s.err[0]);
 	if (s.cfg.netns) {
 		die_if(!in_buf(&s, s.cfg.netns) || !*s.cfg.netns);
@@ -131,5 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	die_if(!same_str(t.cfg.sink, s.cfg.sink));
 	die_if(memcmp(t.value, s.value, sizeof(s.value)));
 	die_if(t.cfg.want != s.cfg.want || t.cfg.flags != s.cfg.flags);
+	/* A vxlan spec's VNI and addresses survive the round trip. */
+	die_if(!s.cfg.vxlan != (s.cfg.kind != VOFF_PORT_VXLAN));
+	die_if(s.cfg.vxlan && memcmp(&t.vxlan, &s.vxlan, sizeof(s.vxlan)));
 	return 0;
 }

@@ -20,7 +20,7 @@ pkgs=(cmake ninja-build gcc make pkg-config libpcap-dev libmnl-dev
       libjson-c-dev clang libclang-rt-14-dev iproute2 ethtool man-db
       shellcheck cppcheck libcap-dev libseccomp-dev
       python3 kmod iperf3 liburing-dev dpkg-dev debhelper lintian
-      systemd python3-prometheus-client linux-source-6.12
+      systemd python3-prometheus-client linux-source-6.12 tshark
       qemu-system-x86 linux-image-amd64 busybox-static)
 if [[ "${1:-}" == "--bench" ]]; then
 	pkgs+=(libdpdk-dev linux-perf valgrind gnuplot-nox)

@@ -153,7 +153,13 @@ extern "C" {
 	X(VHOST_RING, "vhost_ring",                                             \
 	  "available ring index out of range: the ring is stopped")            \
 	X(VHOST_RX_SMALL, "vhost_rx_small",                                     \
-	  "guest receive buffers too small for the frame")
+	  "guest receive buffers too small for the frame")                      \
+	/* VXLAN ports (also trunc_vxlan, vxlan_flags): not a frame of ours. */ \
+	X(VXLAN_VNI, "vxlan_vni", "VXLAN datagram of another VNI")              \
+	X(VXLAN_RUNT, "vxlan_runt",                                             \
+	  "VXLAN inner frame shorter than an Ethernet header")                  \
+	X(VXLAN_NO_REMOTE, "vxlan_no_remote",                                   \
+	  "frame to flood and no remote VTEP to send it to")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

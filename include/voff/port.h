@@ -69,6 +69,7 @@ struct voff_pkt;
 struct voff_pool;
 struct voff_batch;
 struct voff_port;
+struct voff_vxlan_cfg;
 
 /** enum voff_port_kind - the backends */
 enum voff_port_kind {
@@ -78,6 +79,7 @@ enum voff_port_kind {
 	VOFF_PORT_TUN,
 	VOFF_PORT_PACKET,
 	VOFF_PORT_VHOST,	/* a VM's virtio-net over vhost-user */
+	VOFF_PORT_VXLAN,	/* a VXLAN VTEP over UDP (vxlan.h) */
 	VOFF_PORT__KIND_COUNT
 };
 
@@ -126,6 +128,8 @@ enum voff_port_kind {
  *		multi-queue device has one port per queue, the first made
  *		with VOFF_PORT_F_MULTI_QUEUE, the others with
  *		VOFF_PORT_F_MULTI_QUEUE | VOFF_PORT_F_ATTACH
+ * @vxlan:	VXLAN: the VNI, addresses and options (vxlan.h; borrowed,
+ *		copied at open); NULL for the other kinds
  *
  * Zero-initialise and set what you need.
  */
@@ -141,6 +145,7 @@ struct voff_port_cfg {
 	unsigned int vnet_hdr_len;
 	unsigned int ring;
 	unsigned int queues;
+	const struct voff_vxlan_cfg *vxlan;
 };
 
 /**
@@ -484,8 +489,8 @@ int voff_port_vhost_stats(const struct voff_port *port,
 			  struct voff_port_vhost_stats *out);
 
 /**
- * voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or
- *			  "vhost-user"
+ * voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet",
+ *			  "vhost-user" or "vxlan"
  * Return: a static string, never NULL; "?" for a bad @kind.
  */
 const char *voff_port_kind_name(enum voff_port_kind kind);

@@ -60,6 +60,8 @@
 #include <voff/feat.h>
 #include <voff/limits.h>
 #include <voff/port.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -187,13 +189,20 @@ struct voff_switch_port_info {
  *		last learned from, -1 for an untagged frame (the table learns
  *		by MAC only: the same address seen in two VLANs is one entry,
  *		with the VLAN seen last)
- * @age_ns:	time since it was last seen
+ * @age_ns:	time since it was last seen (since it was set, when static)
+ * @is_static:	set by voff_switch_fdb_add(): never ages, never moved by
+ *		learning
+ * @remote:	for a VXLAN port, the remote VTEP the address is behind
+ *		(the port's own table, vxlan.h); AF_UNSPEC otherwise, or
+ *		when the port has not learned it (it floods to its remotes)
  */
 struct voff_switch_fdb_entry {
 	uint8_t mac[6];
 	unsigned int port;
 	int vlan;
 	uint64_t age_ns;
+	bool is_static;
+	union voff_udp_addr remote;
 };
 
 /**
@@ -433,6 +442,35 @@ unsigned int voff_switch_fdb(const struct voff_switch *sw,
 			     unsigned int cap);
 
 /**
+ * voff_switch_fdb_add() - a static entry: @mac is behind port @id
+ * @mac:	6 bytes, unicast
+ * @id:		the port
+ * @remote:	for a VXLAN port, the VTEP @mac is behind, set as a static
+ *		entry of the port's own table (voff_port_vxlan_fdb_add());
+ *		NULL leaves the port's table alone.  Must be NULL for the
+ *		other kinds
+ *
+ * The entry replaces a learned one, never ages and is never moved by
+ * learning; removing the port removes it.
+ *
+ * Return: 0; -ENOENT for no port @id; -EINVAL (multicast MAC, a remote
+ * for a port that is not VXLAN or of another family, an L3 port);
+ * -ENOSPC (the MAC's bucket holds only static entries).  Nothing is
+ * changed on failure.
+ */
+int voff_switch_fdb_add(struct voff_switch *sw, const uint8_t *mac,
+			unsigned int id, const union voff_udp_addr *remote);
+
+/**
+ * voff_switch_fdb_del() - forget @mac, static or learned
+ *
+ * Also forgets it in the table of the VXLAN port it was behind.
+ *
+ * Return: 0, or -ENOENT when the switch had no live entry for it.
+ */
+int voff_switch_fdb_del(struct voff_switch *sw, const uint8_t *mac);
+
+/**
  * voff_switch_fd() - a descriptor readable when a port has frames ready
  *
  * For callers that wait on more than the switch (a control socket): poll
@@ -642,6 +680,10 @@ int voff_port_spec_kind_usage(const struct voff_port_spec_kind *k,
  *		("gro: expected on or off", "unknown port kind 'bogus' (kinds:
  *		tap, tun, packet, pcap)"); "" after success
  * @buf:	the spec's text after KIND:, cut into NUL-terminated pieces
+ * @vxlan:	a vxlan: spec's VNI, addresses and options (@cfg.vxlan points
+ *		here, so a copy must point its own @cfg.vxlan at its own)
+ * @label:	the port's name when its kind makes it from NAME ("vxlan42"
+ *		for vxlan:42); @cfg.name then points here, not into @buf
  */
 struct voff_port_spec {
 	struct voff_port_cfg cfg;
@@ -649,6 +691,8 @@ struct voff_port_spec {
 	uint64_t value[VOFF_SWITCH_SETTINGS_MAX];
 	char err[256];
 	char buf[VOFF_PORT_SPEC_MAX + 1];
+	struct voff_vxlan_cfg vxlan;
+	char label[16];
 };
 
 /**

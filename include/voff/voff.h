@@ -20,6 +20,7 @@
 #include <voff/gro.h>
 #include <voff/switch.h>
 #include <voff/udp.h>
+#include <voff/vxlan.h>
 
 /* Library version, as "MAJOR.MINOR.PATCH". */
 #define VOFF_VERSION "0.1.0"

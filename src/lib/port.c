@@ -33,12 +33,14 @@ static const struct voff_port_ops *const backends[VOFF_PORT__KIND_COUNT] = {
 	[VOFF_PORT_TUN] = &voff__port_tun_ops,
 	[VOFF_PORT_PACKET] = &voff__port_packet_ops,
 	[VOFF_PORT_VHOST] = &voff__port_vhost_ops,
+	[VOFF_PORT_VXLAN] = &voff__port_vxlan_ops,
 };
 
 static const char *const kind_names[VOFF_PORT__KIND_COUNT] = {
 	[VOFF_PORT_MEM] = "mem",       [VOFF_PORT_PCAP] = "pcap",
 	[VOFF_PORT_TAP] = "tap",       [VOFF_PORT_TUN] = "tun",
 	[VOFF_PORT_PACKET] = "packet", [VOFF_PORT_VHOST] = "vhost-user",
+	[VOFF_PORT_VXLAN] = "vxlan",
 };
 
 const char *voff_port_kind_name(enum voff_port_kind kind)
@@ -284,7 +286,7 @@ int voff_port_set_limits(struct voff_port *port,
 
 /* ---- the port as an egress ----------------------------------------------- */
 
-static uint64_t egress_features(unsigned int off)
+uint64_t voff__port_egress_features(unsigned int off)
 {
 	const unsigned int uso = VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
 	uint64_t f = VOFF_F_SG | VOFF_F_HIGHDMA;
@@ -312,7 +314,7 @@ static uint64_t egress_features(unsigned int off)
 void voff_port_egress(const struct voff_port *port,
 		      struct voff_feat_dev *dev, struct voff_limits *lim)
 {
-	uint64_t f = egress_features(port->info.vnet_hdr_len ?
+	uint64_t f = voff__port_egress_features(port->info.vnet_hdr_len ?
 					     port->info.tx_off : 0);
 
 	dev->hw = f;

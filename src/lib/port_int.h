@@ -116,6 +116,13 @@ extern const struct voff_port_ops voff__port_tap_ops;
 extern const struct voff_port_ops voff__port_tun_ops;
 extern const struct voff_port_ops voff__port_packet_ops;
 extern const struct voff_port_ops voff__port_vhost_ops;
+extern const struct voff_port_ops voff__port_vxlan_ops;
+
+/**
+ * voff__port_egress_features() - what a send of VOFF_TUN_F_* offloads @off
+ * may carry, as feat.h features (SG and HIGHDMA alone for 0)
+ */
+uint64_t voff__port_egress_features(unsigned int off);
 
 /** voff__port_count_drop() - count one dropped frame in @dir for @err */
 void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,

@@ -12,6 +12,7 @@
  * spec's err field, since the return value can only say -EINVAL.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 
 #include <voff/switch.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
 
 #include "switch_int.h"
 
@@ -32,13 +35,15 @@
  * @name:	the OPTION word
  * @arg:	its VALUE as usage texts write it
  * @set:	takes the value (a piece of the spec's buffer) into @s
- * @get:	its value in @s, NULL when not given (for printing back)
+ * @put:	prints ",@name=VALUE" for each value @s has (none when not
+ *		given), for printing back
  */
 struct kind_opt {
 	const char *name;
 	const char *arg;
 	int (*set)(struct voff_port_spec *s, char *val);
-	const char *(*get)(const struct voff_port_spec *s);
+	void (*put)(const struct voff_port_spec *s, const char *name,
+		    FILE *f);
 };
 
 /**
@@ -47,12 +52,19 @@ struct kind_opt {
  * @what:	what NAME is, for messages ("interface", "file")
  * @flags:	VOFF_PORT_F_* the port is opened with
  * @opts:	its options besides the settings, ended by a NULL name
+ * @name:	NULL, or reads NAME into @s (after the generic checks)
+ * @check:	NULL, or checks the whole spec once its options are read
+ * @label:	NULL, or the port's name is @label followed by NAME (kept
+ *		in the spec's label; printed back without @label)
  */
 struct kind {
 	struct voff_port_spec_kind pub;
 	const char *what;
 	unsigned int flags;
 	const struct kind_opt *opts;
+	int (*name)(struct voff_port_spec *s, const char *name);
+	int (*check)(struct voff_port_spec *s);
+	const char *label;
 };
 
 static int bad(struct voff_port_spec *s, const char *fmt, ...)
@@ -77,26 +89,135 @@ static int opt_sink(struct voff_port_spec *s, char *val)
 	return 0;
 }
 
-static const char *get_sink(const struct voff_port_spec *s)
+static void put_sink(const struct voff_port_spec *s, const char *name,
+		     FILE *f)
 {
-	return s->cfg.sink;
+	if (s->cfg.sink)
+		fprintf(f, ",%s=%s", name, s->cfg.sink);
+}
+
+/* ---- vxlan:VNI,local=ADDR[:PORT],remote=ADDR[:PORT]... ---------------- */
+
+static int vx_name(struct voff_port_spec *s, const char *name)
+{
+	unsigned long v = 0;
+
+	for (const char *c = name; *c; c++) {
+		if (*c < '0' || *c > '9' || v > VOFF_VXLAN_VNI_MAX)
+			return bad(s, "VNI '%.16s': expected 0 to %u", name,
+				   VOFF_VXLAN_VNI_MAX);
+		v = v * 10 + (unsigned long)(*c - '0');
+	}
+	if (v > VOFF_VXLAN_VNI_MAX)
+		return bad(s, "VNI '%.16s': expected 0 to %u", name,
+			   VOFF_VXLAN_VNI_MAX);
+	s->vxlan.vni = (uint32_t)v;
+	s->cfg.vxlan = &s->vxlan;
+	/* The port, in the switch and in configurations, is vxlanVNI. */
+	snprintf(s->label, sizeof(s->label), "vxlan%u", s->vxlan.vni);
+	s->cfg.name = s->label;
+	return 0;
+}
+
+static int opt_local(struct voff_port_spec *s, char *val)
+{
+	if (voff_vxlan_addr_parse(&s->vxlan.local, val))
+		return bad(s, "local: expected ADDR[:PORT], not '%.48s'", val);
+	return 0;
+}
+
+static int opt_remote(struct voff_port_spec *s, char *val)
+{
+	union voff_udp_addr a;
+
+	if (voff_vxlan_addr_parse(&a, val))
+		return bad(s, "remote: expected ADDR[:PORT], not '%.48s'",
+			   val);
+	if (s->vxlan.n_remote == VOFF_VXLAN_REMOTES_MAX)
+		return bad(s, "remote: at most %d", VOFF_VXLAN_REMOTES_MAX);
+	s->vxlan.remote[s->vxlan.n_remote++] = a;
+	return 0;
+}
+
+static int opt_udp_csum(struct voff_port_spec *s, char *val)
+{
+	if (!strcmp(val, "on") || !strcmp(val, "off")) {
+		s->vxlan.udp_csum_zero = !strcmp(val, "off");
+		return 0;
+	}
+	return bad(s, "udp_csum: expected on or off");
+}
+
+static void put_addr(const union voff_udp_addr *a, const char *name, FILE *f)
+{
+	if (a->sa.sa_family != AF_UNSPEC) {
+		char buf[64];
+
+		fprintf(f, ",%s=%s", name,
+			voff_udp_addr_format(a, buf, sizeof(buf)));
+	}
+}
+
+static void put_local(const struct voff_port_spec *s, const char *name,
+		      FILE *f)
+{
+	put_addr(&s->vxlan.local, name, f);
+}
+
+static void put_remote(const struct voff_port_spec *s, const char *name,
+		       FILE *f)
+{
+	for (unsigned int i = 0; i < s->vxlan.n_remote; i++)
+		put_addr(&s->vxlan.remote[i], name, f);
+}
+
+static void put_udp_csum(const struct voff_port_spec *s, const char *name,
+			 FILE *f)
+{
+	if (s->vxlan.udp_csum_zero)
+		fprintf(f, ",%s=off", name);
+}
+
+/* One underlay family; zero UDP checksums only over IPv4 (RFC 6935). */
+static int vx_check(struct voff_port_spec *s)
+{
+	int fam = s->vxlan.local.sa.sa_family;
+
+	if (fam == AF_UNSPEC && !s->vxlan.n_remote)
+		return bad(s, "local= or remote= needed");
+	if (fam == AF_UNSPEC)
+		fam = s->vxlan.remote[0].sa.sa_family;
+	for (unsigned int i = 0; i < s->vxlan.n_remote; i++)
+		if (s->vxlan.remote[i].sa.sa_family != fam)
+			return bad(s, "remote: local and remotes mix IPv4 and "
+				   "IPv6");
+	if (s->vxlan.udp_csum_zero && fam != AF_INET)
+		return bad(s, "udp_csum: off is for IPv4 underlays only");
+	return 0;
 }
 
 static const struct kind_opt no_opts[] = { { NULL, NULL, NULL, NULL } };
 static const struct kind_opt pcap_opts[] = {
-	{ "sink", "FILE", opt_sink, get_sink },
+	{ "sink", "FILE", opt_sink, put_sink },
+	{ NULL, NULL, NULL, NULL },
+};
+/* remote= may be given several times: each adds a VTEP. */
+static const struct kind_opt vxlan_opts[] = {
+	{ "local", "ADDR[:PORT]", opt_local, put_local },
+	{ "remote", "ADDR[:PORT]", opt_remote, put_remote },
+	{ "udp_csum", "on|off", opt_udp_csum, put_udp_csum },
 	{ NULL, NULL, NULL, NULL },
 };
 
 static const struct kind kinds[] = {
 	{ { "tap", VOFF_PORT_TAP, "NAME", IFNAME_MAX, true, false },
-	  "interface", VOFF_PORT_F_UP, no_opts },
+	  "interface", VOFF_PORT_F_UP, no_opts, NULL, NULL, NULL },
 	{ { "tun", VOFF_PORT_TUN, "NAME", IFNAME_MAX, true, false },
-	  "interface", VOFF_PORT_F_UP, no_opts },
+	  "interface", VOFF_PORT_F_UP, no_opts, NULL, NULL, NULL },
 	{ { "packet", VOFF_PORT_PACKET, "IFNAME", IFNAME_MAX, true, false },
-	  "interface", 0, no_opts },
+	  "interface", 0, no_opts, NULL, NULL, NULL },
 	{ { "pcap", VOFF_PORT_PCAP, "FILE", 0, false, true },
-	  "file", 0, pcap_opts },
+	  "file", 0, pcap_opts, NULL, NULL, NULL },
 	/*
 	 * The socket a VMM connects to: created 0600 and replacing nothing
 	 * but a stale socket, yet still a file created where the spec says,
@@ -104,7 +225,10 @@ static const struct kind kinds[] = {
 	 * operator names it on the command line).
 	 */
 	{ { "vhost-user", VOFF_PORT_VHOST, "PATH", 63, false, true },
-	  "socket", 0, no_opts },
+	  "socket", 0, no_opts, NULL, NULL, NULL },
+	/* A VTEP: the socket is made in NETNS; the port is named vxlanVNI. */
+	{ { "vxlan", VOFF_PORT_VXLAN, "VNI", 8, true, false },
+	  "VNI", 0, vxlan_opts, vx_name, vx_check, "vxlan" },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -210,7 +334,7 @@ static int name_part(struct voff_port_spec *s, const struct kind *k, char *p)
 		return bad(s, "%s name too long (max %u bytes)", k->what,
 			   k->pub.name_max);
 	s->cfg.name = p;
-	return 0;
+	return k->name ? k->name(s, p) : 0;
 }
 
 static int unknown_option(struct voff_port_spec *s, const struct kind *k,
@@ -293,6 +417,8 @@ int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 			*next++ = '\0';
 		err = option(s, k, opt);
 	}
+	if (!err && k->check)
+		err = k->check(s);
 	if (err)
 		return err;
 	s->cfg.want = VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 |
@@ -324,12 +450,12 @@ int voff_port_spec_format(const struct voff_port_spec *s, bool all,
 	f = fmemopen(buf, len, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "%s:%s", k->pub.name, s->cfg.name);
+	fprintf(f, "%s:%s", k->pub.name,
+		s->cfg.name + (k->label ? strlen(k->label) : 0));
 	if (s->cfg.netns)
 		fprintf(f, "@%s", s->cfg.netns);
 	for (const struct kind_opt *o = k->opts; o->name; o++)
-		if (o->get(s))
-			fprintf(f, ",%s=%s", o->name, o->get(s));
+		o->put(s, o->name, f);
 	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
 		bool runtime = set->flags & VOFF_SWITCH_SETTING_F_RUNTIME;
 

@@ -18,6 +18,7 @@
 #include <voff/parse.h>
 #include <voff/pkt.h>
 #include <voff/switch.h>
+#include <voff/vxlan.h>
 #include <voff/xmit.h>
 
 #include "port_int.h"
@@ -1087,15 +1088,19 @@ struct fdb_walk {
 };
 
 static void fdb_one(void *arg, const uint8_t *mac, uint32_t port,
-		    uint16_t vlan, uint64_t age_ns)
+		    uint16_t vlan, uint64_t age_ns, bool is_static)
 {
 	struct fdb_walk *w = arg;
 
 	if (w->n < w->cap) {
-		memcpy(w->out[w->n].mac, mac, 6);
-		w->out[w->n].port = port;
-		w->out[w->n].vlan = vlan == VOFF__FDB_NO_VLAN ? -1 : vlan;
-		w->out[w->n].age_ns = age_ns;
+		struct voff_switch_fdb_entry *e = &w->out[w->n];
+
+		memset(e, 0, sizeof(*e));
+		memcpy(e->mac, mac, 6);
+		e->port = port;
+		e->vlan = vlan == VOFF__FDB_NO_VLAN ? -1 : vlan;
+		e->age_ns = age_ns;
+		e->is_static = is_static;
 	}
 	w->n++;
 }
@@ -1107,5 +1112,48 @@ unsigned int voff_switch_fdb(const struct voff_switch *sw,
 	struct fdb_walk w = { out, cap, 0 };
 
 	voff__fdb_walk(&sw->fdb, now_ns(), fdb_one, &w);
+	/* The second level: the VTEP a VXLAN port keeps for the MAC. */
+	for (unsigned int i = 0; i < w.n && i < cap; i++) {
+		const struct sw_port *p = get(sw, out[i].port);
+
+		if (p)
+			voff_port_vxlan_fdb_lookup(p->port, out[i].mac,
+						   &out[i].remote, NULL);
+	}
 	return w.n;
+}
+
+int voff_switch_fdb_add(struct voff_switch *sw, const uint8_t *mac,
+			unsigned int id, const union voff_udp_addr *remote)
+{
+	struct sw_port *p = get(sw, id);
+	uint64_t now = now_ns();
+	int err;
+
+	if (!p)
+		return -ENOENT;
+	if (!mac || (mac[0] & 1) || p->l3)
+		return -EINVAL;
+	if (remote) {
+		err = voff_port_vxlan_fdb_add(p->port, mac, remote);
+		if (err)
+			return err;
+	}
+	err = voff__fdb_add_static(&sw->fdb, mac, id, VOFF__FDB_NO_VLAN, now);
+	if (err && remote)
+		voff_port_vxlan_fdb_del(p->port, mac);
+	return err;
+}
+
+int voff_switch_fdb_del(struct voff_switch *sw, const uint8_t *mac)
+{
+	uint64_t now = now_ns();
+	int id;
+
+	if (!mac)
+		return -EINVAL;
+	id = voff__fdb_lookup(&sw->fdb, mac, now);
+	if (id >= 0 && get(sw, (unsigned int)id))
+		voff_port_vxlan_fdb_del(sw->p[id].port, mac);
+	return voff__fdb_del(&sw->fdb, mac, now);
 }

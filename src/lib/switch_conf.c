@@ -127,6 +127,10 @@ static void spec_copy(struct voff_port_spec *to,
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
 		if (*src[i])
 			*dst[i] = to->buf + (*src[i] - from->buf);
+	if (from->cfg.vxlan)
+		to->cfg.vxlan = &to->vxlan;
+	if (from->cfg.name == from->label)
+		to->cfg.name = to->label;
 }
 
 static void conf_copy(struct voff_switch_conf *to,

@@ -17,6 +17,7 @@
  * `ports add` once it has dropped its capabilities.
  */
 #include <errno.h>
+#include <sys/socket.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 
 #include <voff/err.h>
 #include <voff/switch.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
 
 #include "switch_int.h"
 
@@ -623,6 +626,22 @@ static void vhost_stats(struct out *o, const struct voff_port *port)
 		put_u64(o, k[i], val[i]);
 }
 
+/* A vxlan port's counters (vxlan_*) and its UDP socket's (udp_*). */
+static void vxlan_counters(struct out *o, const struct voff_port *port)
+{
+	struct voff_vxlan_stats vx;
+	struct voff_udp_stats u;
+
+	if (voff_port_vxlan_stats(port, &vx, &u))
+		return;
+#define VX_PUT(f, doc) put_u64(o, "vxlan_" #f, vx.f);
+	VOFF_VXLAN_STATS_MAP(VX_PUT)
+#undef VX_PUT
+#define UDP_PUT(f, doc) put_u64(o, "udp_" #f, u.f);
+	VOFF_UDP_STATS_MAP(UDP_PUT)
+#undef UDP_PUT
+}
+
 static void stats_one(struct out *o, const char *name,
 		      const struct voff_port *port,
 		      const struct voff_switch_stats *s)
@@ -656,6 +675,7 @@ static void stats_one(struct out *o, const char *name,
 	}
 	port_drops(o, port);
 	vhost_stats(o, port);
+	vxlan_counters(o, port);
 	obj_end(o);
 }
 
@@ -687,12 +707,16 @@ static int cmd_stats(struct ctx *c, char **w, int n)
 }
 
 static const struct col fdb_cols[] = {
-	{ "MAC", 17 }, { "PORT", 16 }, { "VLAN", 4 }, { "AGE", 0 },
-	{ NULL, 0 },
+	{ "MAC", 17 }, { "PORT", 16 }, { "VLAN", 4 }, { "AGE", 6 },
+	{ "REMOTE", 0 }, { NULL, 0 },
 };
 static const struct style fdb_style = { .cols = fdb_cols };
 
-/* As `ovs-appctl fdb/show`: ages in whole seconds, the VLAN or "-". */
+/*
+ * As `ovs-appctl fdb/show`: ages in whole seconds ("static" for a static
+ * entry in text; JSON has "static"), the VLAN or "-", and for a vxlan
+ * port the remote VTEP the MAC is behind.
+ */
 static int cmd_fdb(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_fdb_entry e[256];
@@ -705,22 +729,169 @@ static int cmd_fdb(struct ctx *c, char **w, int n)
 	list_begin(&c->o);
 	for (unsigned int i = 0; i < cnt && i < 256; i++) {
 		struct voff_switch_port_info pi;
-		char mac[18];
+		char mac[18], remote[64];
 
 		if (voff_switch_port_info(c->sw, e[i].port, &pi))
 			continue;
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
 			 e[i].mac[0], e[i].mac[1], e[i].mac[2], e[i].mac[3],
 			 e[i].mac[4], e[i].mac[5]);
+		voff_udp_addr_format(&e[i].remote, remote, sizeof(remote));
 		obj_begin(&c->o);
 		put_str(&c->o, "mac", mac);
 		put_str(&c->o, "port", pi.name);
 		put_opt_int(&c->o, "vlan", e[i].vlan);
-		put_u64(&c->o, "age", e[i].age_ns / 1000000000u);
+		if (e[i].is_static && !c->o.json)
+			put_str(&c->o, "age", "static");
+		else
+			put_u64(&c->o, "age", e[i].age_ns / 1000000000u);
+		if (c->o.json)
+			put_bool(&c->o, "static", e[i].is_static, "", "");
+		put_str(&c->o, "remote",
+			e[i].remote.sa.sa_family == AF_UNSPEC ? NULL : remote);
 		obj_end(&c->o);
 	}
 	list_end(&c->o);
 	return 0;
+}
+
+/* "02:00:00:00:00:0a" into @mac; Return: 0 or -EINVAL. */
+static int mac_parse(const char *text, uint8_t *mac)
+{
+	for (int i = 0; i < 6; i++) {
+		unsigned int v = 0;
+
+		for (int k = 0; k < 2; k++) {
+			char ch = *text++;
+
+			if (ch >= '0' && ch <= '9')
+				v = v * 16 + (unsigned int)(ch - '0');
+			else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+				v = v * 16 + (unsigned int)((ch | 0x20) - 'a' +
+							    10);
+			else
+				return -EINVAL;
+		}
+		mac[i] = (uint8_t)v;
+		if (*text++ != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmd_fdb_add(struct ctx *c, char **w, int n)
+{
+	union voff_udp_addr a;
+	uint8_t mac[6];
+	int id, err;
+
+	if (mac_parse(w[0], mac) || (mac[0] & 1))
+		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
+			    "address", w[0]);
+	id = find_port(c, w[1]);
+	if (id < 0)
+		return id;
+	if (n == 3 && voff_vxlan_addr_parse(&a, w[2]))
+		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
+	err = voff_switch_fdb_add(c->sw, mac, (unsigned int)id,
+				  n == 3 ? &a : NULL);
+	if (err == -EINVAL && n == 3)
+		return fail(&c->o, err, "%s: not a vxlan port of that address "
+			    "family", w[1]);
+	if (err)
+		return fail(&c->o, err, "fdb add: %s", voff_strerror(err));
+	return done(&c->o);
+}
+
+static int cmd_fdb_del(struct ctx *c, char **w, int n)
+{
+	uint8_t mac[6];
+
+	(void)n;
+	if (mac_parse(w[0], mac))
+		return fail(&c->o, -EINVAL, "'%s' is not a MAC address", w[0]);
+	if (voff_switch_fdb_del(c->sw, mac))
+		return fail(&c->o, -ENOENT, "no entry for %s", w[0]);
+	return done(&c->o);
+}
+
+static const struct col remotes_cols[] = { { "REMOTE", 0 }, { NULL, 0 } };
+static const struct style remotes_style = { .cols = remotes_cols };
+
+/* The vxlan port of PORT word @word; Return: its id or the error. */
+static int vxlan_port(struct ctx *c, const char *word)
+{
+	struct voff_switch_port_info pi;
+	int id = find_port(c, word);
+
+	if (id < 0)
+		return id;
+	voff_switch_port_info(c->sw, (unsigned int)id, &pi);
+	if (pi.info.kind != VOFF_PORT_VXLAN)
+		return fail(&c->o, -EINVAL, "%s: not a vxlan port", word);
+	return id;
+}
+
+static int cmd_remotes(struct ctx *c, char **w, int n)
+{
+	union voff_udp_addr a[VOFF_VXLAN_REMOTES_MAX];
+	struct voff_port *port;
+	unsigned int cnt;
+	int id = vxlan_port(c, w[0]);
+
+	(void)n;
+	if (id < 0)
+		return id;
+	port = voff_switch_port(c->sw, (unsigned int)id);
+	cnt = voff_port_vxlan_remotes(port, a, VOFF_VXLAN_REMOTES_MAX);
+	c->o.st = &remotes_style;
+	list_begin(&c->o);
+	for (unsigned int i = 0; i < cnt && i < VOFF_VXLAN_REMOTES_MAX; i++) {
+		char buf[64];
+
+		obj_begin(&c->o);
+		put_str(&c->o, "remote",
+			voff_udp_addr_format(&a[i], buf, sizeof(buf)));
+		obj_end(&c->o);
+	}
+	list_end(&c->o);
+	return 0;
+}
+
+/* remotes add|del PORT ADDR[:PORT] */
+static int remote_change(struct ctx *c, char **w, bool add)
+{
+	union voff_udp_addr a;
+	struct voff_port *port;
+	int id = vxlan_port(c, w[0]), err;
+
+	if (id < 0)
+		return id;
+	if (voff_vxlan_addr_parse(&a, w[1]))
+		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[1]);
+	port = voff_switch_port(c->sw, (unsigned int)id);
+	err = add ? voff_port_vxlan_remote_add(port, &a) :
+		    voff_port_vxlan_remote_del(port, &a);
+	if (err == -EINVAL)
+		return fail(&c->o, err, "%s: another address family", w[1]);
+	if (err)
+		return fail(&c->o, err, "%s: %s", w[1],
+			    err == -EEXIST	? "already a remote" :
+			    err == -ENOENT	? "not a remote" :
+						  voff_strerror(err));
+	return done(&c->o);
+}
+
+static int cmd_remotes_add(struct ctx *c, char **w, int n)
+{
+	(void)n;
+	return remote_change(c, w, true);
+}
+
+static int cmd_remotes_del(struct ctx *c, char **w, int n)
+{
+	(void)n;
+	return remote_change(c, w, false);
 }
 
 static const struct style server_style = { .width = 14 };
@@ -834,6 +1005,16 @@ static const struct command commands[] = {
 	  "show or set the port's settings (below)", false, conf_limits },
 	{ "stats", "[PORT]", 0, 1, cmd_stats, "counters", false, NULL },
 	{ "fdb", "", 0, 0, cmd_fdb, "learned MAC addresses", false, NULL },
+	{ "fdb add", "MAC PORT [REMOTE]", 2, 3, cmd_fdb_add,
+	  "a static entry (REMOTE: the VTEP, vxlan ports)", false, NULL },
+	{ "fdb del", "MAC", 1, 1, cmd_fdb_del, "forget a MAC address", false,
+	  NULL },
+	{ "remotes", "PORT", 1, 1, cmd_remotes,
+	  "a vxlan port's remote VTEPs", false, NULL },
+	{ "remotes add", "PORT ADDR[:PORT]", 2, 2, cmd_remotes_add,
+	  "add a remote VTEP (flood list)", false, NULL },
+	{ "remotes del", "PORT ADDR[:PORT]", 2, 2, cmd_remotes_del,
+	  "remove a remote VTEP", false, NULL },
 	{ "save", "", 0, 0, cmd_save,
 	  "the running state as a configuration file", false, NULL },
 	{ "server", "", 0, 0, cmd_server,
@@ -847,7 +1028,7 @@ static const struct command commands[] = {
 static void help_spec(FILE *f, unsigned int deny)
 {
 	const struct voff_port_spec_kind *k;
-	char buf[64];
+	char buf[128];
 
 	if (deny & VOFF_SWITCH_CTL_DENY_ADD) {
 		fputs("\nSPEC: none; this switch dropped the privileges to "

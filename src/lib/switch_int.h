@@ -24,6 +24,7 @@ struct voff__fdb_entry {
 	uint64_t seen_ns;
 	uint32_t port;
 	uint16_t vlan;		/* VID of the frame last learned from */
+	uint8_t is_static;	/* never ages, never moved by learning */
 };
 
 /**
@@ -50,13 +51,24 @@ void voff__fdb_learn(struct voff__fdb *t, const uint8_t *mac, uint32_t port,
 /* The port of @mac, or -1 when unknown or aged out. */
 int voff__fdb_lookup(const struct voff__fdb *t, const uint8_t *mac,
 		     uint64_t now_ns);
+/* As lookup, also telling whether the entry is static (may be NULL). */
+int voff__fdb_get(const struct voff__fdb *t, const uint8_t *mac,
+		  uint64_t now_ns, bool *is_static);
+/*
+ * Set a static entry @mac -> @port (replacing a learned one); Return: 0,
+ * or -ENOSPC when its bucket holds only static entries.
+ */
+int voff__fdb_add_static(struct voff__fdb *t, const uint8_t *mac,
+			 uint32_t port, uint16_t vlan, uint64_t now_ns);
+/* Forget @mac, static or not; Return: 0, or -ENOENT when not live. */
+int voff__fdb_del(struct voff__fdb *t, const uint8_t *mac, uint64_t now_ns);
 /* Forget every entry of @port. */
 void voff__fdb_flush_port(struct voff__fdb *t, uint32_t port);
 /* Visit live entries; Return: their number. */
 unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 			    void (*fn)(void *arg, const uint8_t *mac,
 				       uint32_t port, uint16_t vlan,
-				       uint64_t age_ns),
+				       uint64_t age_ns, bool is_static),
 			    void *arg);
 
 /* ---- setters of switch.c, called by the settings table only ---------- */

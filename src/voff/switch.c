@@ -570,7 +570,7 @@ static int check_build(bool drop, bool filter)
 static void usage_spec(FILE *f)
 {
 	const struct voff_port_spec_kind *k;
-	char buf[64];
+	char buf[128];
 
 	fputs("SPEC: one of\n", f);
 	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++) {

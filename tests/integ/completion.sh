@@ -82,7 +82,7 @@ expect "features tso " on off
 expect "features -b veth tso off g" generic-segmentation-offload \
 	generic-receive-offload gso gro
 expect "features -L -n eth0 sg o" on off
-expect "switch --port " tap: tun: packet: pcap:
+expect "switch --port " tap: tun: packet: pcap: vxlan:
 expect "switch --port pa" packet:
 has "switch --port packet:l" lo
 # After ":" and "=" (word breaks) bash replaces only what follows them.
@@ -93,7 +93,7 @@ has "switch --" --port --ctl --no-propagate --daemon --drop-caps --seccomp \
 	--config --pidfile --log-level --syslog --drop-alarm --drop-window
 expect "switch --log-level " error warning notice info debug
 expect "switch --log-level=w" warning
-expect "ctl " fdb features help limits monitor ports reload save server stats
+expect "ctl " fdb features help limits monitor ports reload remotes save server stats
 expect "ctl stats --p" --prometheus
 expect "ctl stats t0 --pro" --prometheus
 expect "ctl -j ports " add del
@@ -104,6 +104,9 @@ expect "ctl limits t0 gro_max_size 1 gso_max_se" gso_max_segs
 expect "ctl limits t0 gro_max_size "
 expect "ctl features t0 tx-tcp-e" tx-tcp-ecn-segmentation
 expect "ctl features t0 tso " on off
+expect "ctl fdb " add del
+expect "ctl -j remotes a" add
+expect "ctl fdb del "
 
 # The ports of a running switch, on the socket the line names.
 cp "$VOFF_DATA/sample.pcap" "$tmp/in.pcap"

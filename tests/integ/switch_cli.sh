@@ -25,7 +25,7 @@ tmp=$LIB_TMP
 # ---- voff switch: port specs are checked first, exit 2 -------------------
 expect 2 "voff switch: --port tap:x1,gro=maybe: gro: expected on or off" \
 	"$voff" switch --ctl "$ctl" --port tap:x1,gro=maybe
-expect 2 "voff switch: --port bogus:x: unknown port kind 'bogus' (kinds: tap, tun, packet, pcap, vhost-user)" \
+expect 2 "voff switch: --port bogus:x: unknown port kind 'bogus' (kinds: tap, tun, packet, pcap, vhost-user, vxlan)" \
 	"$voff" switch --ctl "$ctl" --port bogus:x
 # The options listed are the table's, whatever it holds.
 "$voff" switch --ctl "$ctl" --port tap:x1,foo=1 2>"$tmp/err"

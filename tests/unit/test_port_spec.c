@@ -154,13 +154,13 @@ static void t_refused(void)
 		const char *spec, *err;
 	} bad[] = {
 		{ "", "expected KIND:NAME, not '' (kinds: tap, tun, packet, "
-		      "pcap, vhost-user)" },
+		      "pcap, vhost-user, vxlan)" },
 		{ "tap", "expected KIND:NAME, not 'tap' (kinds: tap, tun, "
-			 "packet, pcap, vhost-user)" },
+			 "packet, pcap, vhost-user, vxlan)" },
 		{ "bogus:x", "unknown port kind 'bogus' (kinds: tap, tun, "
-			     "packet, pcap, vhost-user)" },
+			     "packet, pcap, vhost-user, vxlan)" },
 		{ "TAP:x", "unknown port kind 'TAP' (kinds: tap, tun, packet, "
-			   "pcap, vhost-user)" },
+			   "pcap, vhost-user, vxlan)" },
 		{ "vhost-user:", "no socket name after 'vhost-user:'" },
 		{ "tap:", "no interface name after 'tap:'" },
 		{ "tap:,gro=on", "no interface name after 'tap:'" },
@@ -246,13 +246,15 @@ static void t_kinds(void)
 		"tap:NAME[@NETNS]", "tun:NAME[@NETNS]",
 		"packet:IFNAME[@NETNS]", "pcap:FILE[,sink=FILE]",
 		"vhost-user:PATH",
+		"vxlan:VNI[@NETNS][,local=ADDR[:PORT]][,remote=ADDR[:PORT]]"
+		"[,udp_csum=on|off]",
 	};
 	const struct voff_port_spec_kind *k;
-	char buf[64];
+	char buf[128];
 	unsigned int i;
 
 	for (i = 0; (k = voff_port_spec_kind_at(i)); i++) {
-		CHECK_LT(i, 5);
+		CHECK_LT(i, 6);
 		CHECK_EQ(voff_port_spec_kind_usage(k, buf, sizeof(buf)),
 			 (int)strlen(want[i]));
 		CHECK_STR_EQ(buf, want[i]);
@@ -261,7 +263,7 @@ static void t_kinds(void)
 		CHECK_EQ(k->netns, k->kind != VOFF_PORT_PCAP &&
 					   k->kind != VOFF_PORT_VHOST);
 	}
-	CHECK_EQ(i, 5);
+	CHECK_EQ(i, 6);
 	/* A short buffer is cut, and the length needed still reported. */
 	k = voff_port_spec_kind_at(3);
 	CHECK_EQ(voff_port_spec_kind_usage(k, buf, 8), 21);
@@ -358,6 +360,8 @@ static void t_policy(void)
 	CHECK_OK(err);
 	CHECK(strstr(r, "\nSPEC: one of\n  tap:NAME[@NETNS]\n"
 			"  tun:NAME[@NETNS]\n  packet:IFNAME[@NETNS]\n"
+			"  vxlan:VNI[@NETNS][,local=ADDR[:PORT]]"
+			"[,remote=ADDR[:PORT]][,udp_csum=on|off]\n"
 			"followed by"));
 	CHECK(!strstr(r, "pcap"));
 	CHECK(!strstr(r, "vhost-user"));

@@ -227,7 +227,7 @@ static void t_refused(void)
 		"/etc/voff/x.conf:3: tap:x,gro=maybe: gro: expected on or off");
 	refused("ports add bogus:x", -EINVAL,
 		"/etc/voff/x.conf:3: bogus:x: unknown port kind 'bogus' "
-		"(kinds: tap, tun, packet, pcap, vhost-user)");
+		"(kinds: tap, tun, packet, pcap, vhost-user, vxlan)");
 	refused("stats", -EINVAL,
 		"/etc/voff/x.conf:3: 'stats' is not a configuration request "
 		"(a file takes: ports add, features, limits)");
@@ -265,6 +265,27 @@ static void t_read_atomic(void)
 		 -ENOENT);
 	CHECK_STR_EQ(voff_switch_conf_error(c),
 		     "--port: no port 'b' declared above");
+	voff_switch_conf_free(c);
+}
+
+/*
+ * A vxlan port is vxlanVNI in a file too: its limits line finds it, and a
+ * copy of the configuration (a reload keeps one) still names it so.
+ */
+static void t_vxlan_name(void)
+{
+	struct voff_switch_conf *c;
+	const struct voff_port_spec *s;
+
+	CHECK_OK(voff_switch_conf_new(&c));
+	CHECK_OK(conf_text(c, "ports add vxlan:42,local=192.0.2.1\n"
+			      "limits vxlan42 gro on\n", "f"));
+	CHECK_EQ(nports(c), 1);
+	s = voff_switch_conf_port(c, 0);
+	CHECK_STR_EQ(s->cfg.name, "vxlan42");
+	CHECK(s->cfg.name == s->label && s->cfg.vxlan == &s->vxlan);
+	CHECK_EQ(s->vxlan.vni, 42);
+	CHECK_NE(s->given, 0);
 	voff_switch_conf_free(c);
 }
 
@@ -663,7 +684,7 @@ static void t_limit_default(void)
 	voff_switch_free(sw);
 }
 
-CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_refused),
+CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_vxlan_name), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_read_atomic), CHECK_TEST(t_save_roundtrip),
 	   CHECK_TEST(t_apply_difference), CHECK_TEST(t_apply_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),

@@ -4,10 +4,12 @@
  * every command's reply, changes taking effect, JSON shapes, and exact
  * error messages for bad requests
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <voff/port.h>
 #include <voff/switch.h>
@@ -131,7 +133,7 @@ static void t_ports(void)
 	r = ctl(sw, "ports add bogus:x", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: ports add: bogus:x: unknown port kind 'bogus' "
-			"(kinds: tap, tun, packet, pcap, vhost-user)\n");
+			"(kinds: tap, tun, packet, pcap, vhost-user, vxlan)\n");
 	r = ctl(sw, "ports frob", &err);
 	CHECK_STR_EQ(r, "error: unknown ports subcommand 'frob'\n");
 	r = ctl(sw, "ports add", &err);
@@ -175,9 +177,11 @@ static void t_fdb(void)
 		0x08, 0x06,
 	};
 	static const char j1[] = "{\"mac\":\"02:00:00:00:00:01\","
-				 "\"port\":\"p0\",\"vlan\":42,\"age\":0}";
+				 "\"port\":\"p0\",\"vlan\":42,\"age\":0,"
+				 "\"static\":false,\"remote\":null}";
 	static const char j2[] = "{\"mac\":\"02:00:00:00:00:02\","
-				 "\"port\":\"p1\",\"vlan\":null,\"age\":0}";
+				 "\"port\":\"p1\",\"vlan\":null,\"age\":0,"
+				 "\"static\":false,\"remote\":null}";
 	struct voff_switch_config c = { .pool_size = 16 };
 	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
 	struct voff_port *p[4];
@@ -193,14 +197,14 @@ static void t_fdb(void)
 	CHECK_OK(voff_switch_add(sw, p[2], "p1", NULL));
 	r = ctl(sw, "fdb", &err);
 	CHECK_OK(err);
-	CHECK_STR_EQ(r, "MAC               PORT             VLAN AGE\n");
+	CHECK_STR_EQ(r, "MAC               PORT             VLAN AGE    REMOTE\n");
 	CHECK_OK(voff_port_mem_inject(p[0], tagged, sizeof(tagged)));
 	CHECK_OK(voff_port_mem_inject(p[2], plain, sizeof(plain)));
 	CHECK_EQ(voff_switch_poll(sw, 0), 2);
 	r = ctl(sw, "fdb", &err);
-	CHECK(starts(r, "MAC               PORT             VLAN AGE\n"));
-	CHECK(strstr(r, "\n02:00:00:00:00:01 p0               42   0\n"));
-	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    0\n"));
+	CHECK(starts(r, "MAC               PORT             VLAN AGE    REMOTE\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:01 p0               42   0      -\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    0      -\n"));
 	r = ctl(sw, "-j fdb", &err);
 	CHECK(strstr(r, j1) && strstr(r, j2));
 	/* [A,B] in the table's order, nothing else. */
@@ -210,9 +214,9 @@ static void t_fdb(void)
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 },
 		  NULL);
 	r = ctl(sw, "fdb", &err);
-	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    1\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:02 p1               -    1      -\n"));
 	r = ctl(sw, "-j fdb", &err);
-	CHECK(strstr(r, "\"vlan\":null,\"age\":1}"));
+	CHECK(strstr(r, "\"vlan\":null,\"age\":1,"));
 	/* The host ends hold flooded frames of the switch's pool. */
 	voff_port_close(p[1]);
 	voff_port_close(p[3]);
@@ -353,7 +357,7 @@ static void t_stats_fdb_misc(void)
 	r = ctl(sw, "-j fdb", &err);
 	CHECK_STR_EQ(r, "[]\n");
 	r = ctl(sw, "fdb x", &err);
-	CHECK_STR_EQ(r, "error: usage: fdb\n");
+	CHECK_STR_EQ(r, "error: unknown fdb subcommand 'x'\n");
 	r = ctl(sw, "stats p0 p1", &err);
 	CHECK_STR_EQ(r, "error: usage: stats [PORT]\n");
 	r = ctl(sw, "help", &err);
@@ -453,6 +457,85 @@ static void t_owner_commands(void)
 	voff_switch_free(sw);
 }
 
-CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_fdb), CHECK_TEST(t_features),
+/* A vxlan port's remotes and static entries, and the fdb's REMOTE column. */
+static void t_vxlan(void)
+{
+	struct voff_switch *sw = sw_new();
+	unsigned int p = 40000 + (unsigned int)(getpid() % 2000) * 4;
+	char req[160], want[160];
+	const char *r;
+	int err;
+
+	snprintf(req, sizeof(req), "ports add vxlan:42,local=127.0.0.1:%u,"
+		 "remote=127.0.0.1:%u", p, p + 1);
+	r = ctl(sw, req, &err);
+	CHECK_OK(err);
+	r = ctl(sw, "remotes vxlan42", &err);
+	snprintf(want, sizeof(want), "REMOTE\n127.0.0.1:%u\n", p + 1);
+	CHECK_STR_EQ(r, want);
+	r = ctl(sw, "remotes add vxlan42 127.0.0.2", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "");
+	r = ctl(sw, "-j remotes vxlan42", &err);
+	snprintf(want, sizeof(want), "[{\"remote\":\"127.0.0.1:%u\"},"
+		 "{\"remote\":\"127.0.0.2:4789\"}]\n", p + 1);
+	CHECK_STR_EQ(r, want);
+	r = ctl(sw, "remotes add vxlan42 127.0.0.2:4789", &err);
+	CHECK_STR_EQ(r, "error: 127.0.0.2:4789: already a remote\n");
+	CHECK_EQ(err, -EEXIST);
+	r = ctl(sw, "remotes del vxlan42 127.0.0.3", &err);
+	CHECK_STR_EQ(r, "error: 127.0.0.3: not a remote\n");
+	r = ctl(sw, "remotes add vxlan42 ::1", &err);
+	CHECK_STR_EQ(r, "error: ::1: another address family\n");
+	r = ctl(sw, "remotes add vxlan42 nowhere", &err);
+	CHECK_STR_EQ(r, "error: 'nowhere' is not ADDR[:PORT]\n");
+	r = ctl(sw, "remotes p0", &err);
+	CHECK_STR_EQ(r, "error: p0: not a vxlan port\n");
+	r = ctl(sw, "remotes add vxlan42", &err);
+	CHECK_STR_EQ(r, "error: usage: remotes add PORT ADDR[:PORT]\n");
+
+	r = ctl(sw, "fdb add 02:00:00:00:00:0b vxlan42 127.0.0.2", &err);
+	CHECK_OK(err);
+	r = ctl(sw, "fdb add 02:00:00:00:00:0C p0", &err);
+	CHECK_OK(err);
+	r = ctl(sw, "fdb add ff:ff:ff:ff:ff:ff p0", &err);
+	CHECK_STR_EQ(r, "error: 'ff:ff:ff:ff:ff:ff' is not a unicast MAC "
+			"address\n");
+	r = ctl(sw, "fdb add 02:00:00:00:00:0d p0 127.0.0.2", &err);
+	CHECK_STR_EQ(r, "error: p0: not a vxlan port of that address "
+			"family\n");
+	r = ctl(sw, "fdb add 02:00:00:00:00:0d nope", &err);
+	CHECK_STR_EQ(r, "error: no port 'nope'\n");
+	r = ctl(sw, "fdb", &err);
+	CHECK(strstr(r, "\n02:00:00:00:00:0b vxlan42          -    static "
+			"127.0.0.2:4789\n"));
+	CHECK(strstr(r, "\n02:00:00:00:00:0c p0               -    static "
+			"-\n"));
+	r = ctl(sw, "-j fdb", &err);
+	CHECK(strstr(r, "{\"mac\":\"02:00:00:00:00:0b\",\"port\":\"vxlan42\","
+			"\"vlan\":null,\"age\":0,\"static\":true,"
+			"\"remote\":\"127.0.0.2:4789\"}"));
+	r = ctl(sw, "-j fdb del 02:00:00:00:00:0b", &err);
+	CHECK_STR_EQ(r, "{\"ok\":true}\n");
+	r = ctl(sw, "fdb del 02:00:00:00:00:0b", &err);
+	CHECK_STR_EQ(r, "error: no entry for 02:00:00:00:00:0b\n");
+	CHECK_EQ(err, -ENOENT);
+	r = ctl(sw, "fdb del 02:00:00:00:00", &err);
+	CHECK_STR_EQ(r, "error: '02:00:00:00:00' is not a MAC address\n");
+	r = ctl(sw, "remotes del vxlan42 127.0.0.2", &err);
+	CHECK_OK(err);
+	/* A vxlan port's own counters and its socket's, after the port's. */
+	r = ctl(sw, "stats vxlan42", &err);
+	CHECK_OK(err);
+	CHECK(strstr(r, "\n  vxlan_tx_unicast 0\n"));
+	CHECK(strstr(r, "\n  udp_tx_trains 0\n"));
+	r = ctl(sw, "-j stats vxlan42", &err);
+	CHECK(strstr(r, ",\"vxlan_learned\":0,\"udp_tx_calls\":0,"));
+	r = ctl(sw, "stats p0", &err);
+	CHECK(!strstr(r, "vxlan_") && !strstr(r, "udp_"));
+	voff_switch_free(sw);
+}
+
+CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_vxlan), CHECK_TEST(t_fdb), CHECK_TEST(t_features),
 	   CHECK_TEST(t_limits), CHECK_TEST(t_stats_fdb_misc),
 	   CHECK_TEST(t_owner_commands))

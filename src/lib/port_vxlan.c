@@ -1,0 +1,877 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port_vxlan.c - the VXLAN port (vxlan.h): frames in UDP datagrams over a
+ * struct voff_udp, a MAC -> VTEP table, head-end replication, the overlay
+ * MTU from the underlay's routes
+ *
+ * The switch's MAC table says which port a MAC is behind; for a VXLAN
+ * port the port itself keeps the second level, which remote VTEP it is
+ * behind, as the kernel's bridge over a vxlan device does (the bridge's
+ * fdb names the device, the device's fdb the remote).  So the switch stays
+ * kind-agnostic, and the port learns and floods on its own when an
+ * application uses it without a switch.
+ *
+ * The table is an fdb.c table whose "port" is a slot of vtep[]: the
+ * addresses learned entries point at, reclaimed when the slots run out.
+ *
+ * Readiness: a received train may hold more datagrams than the caller's
+ * batch has room for.  The rest stays queued here, so the port's
+ * descriptor is an epoll set of the socket and an eventfd that is kept
+ * readable while datagrams wait.
+ */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <voff/err.h>
+#include <voff/feat.h>
+#include <voff/gso.h>
+#include <voff/limits.h>
+#include <voff/parse.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
+
+#include "netns_int.h"
+#include "port_int.h"
+#include "switch_int.h"
+
+/* The I flag: the VNI is valid (RFC 7348 section 5). */
+#define VX_FLAG_I 0x08
+/* Distinct VTEP addresses the MAC table can point at. */
+#define VX_VTEPS 256
+/* Datagrams described before one flush to the socket. */
+#define VX_TX_DGRAMS 1024
+/* Header slots for the segments of those datagrams. */
+#define VX_TX_SLOTS (VX_TX_DGRAMS * 128)
+/* Destination of a run of datagrams: every remote. */
+#define VX_FLOOD (-1)
+#define VX_NONE (-2)
+
+struct vx {
+	struct voff_vxlan_cfg cfg;	/* cfg.remote is the flood list */
+	struct voff_udp *u;
+	int family;
+	uint16_t dport;			/* port of learned VTEPs */
+	int epfd, evfd;
+	bool signalled;
+	uint8_t hdr[VOFF_VXLAN_HLEN];	/* what every datagram starts with */
+	struct voff__fdb fdb;
+	union voff_udp_addr vtep[VX_VTEPS];
+	bool vtep_used[VX_VTEPS];
+	struct voff_vxlan_stats st;
+	/* receive: trains read, the next one and its next datagram */
+	struct voff_batch rxq;
+	union voff_udp_addr rx_from[VOFF_BATCH_MAX];
+	unsigned int rx_head, rx_dg;
+	int rx_slot;			/* VTEP slot of the train's source */
+	/* transmit: datagrams described, to one destination */
+	struct voff_sg sg[VX_TX_DGRAMS];
+	struct iovec iov[VX_TX_DGRAMS * 3];
+	unsigned int ndg;
+	uint8_t *slots;
+	size_t slots_used;
+	int tx_dst;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct vx *vx_of(const struct voff_port *port)
+{
+	if (!port || port->info.kind != VOFF_PORT_VXLAN)
+		return NULL;
+	return port->priv;
+}
+
+/* ---- addresses ----------------------------------------------------------- */
+
+int voff_vxlan_addr_parse(union voff_udp_addr *out, const char *text)
+{
+	return voff_udp_addr_parse(out, text, VOFF_VXLAN_UDP_PORT);
+}
+
+static uint16_t addr_port(const union voff_udp_addr *a)
+{
+	return ntohs(a->sa.sa_family == AF_INET6 ? a->in6.sin6_port :
+						   a->in4.sin_port);
+}
+
+static void addr_set_port(union voff_udp_addr *a, uint16_t port)
+{
+	if (a->sa.sa_family == AF_INET6)
+		a->in6.sin6_port = htons(port);
+	else if (a->sa.sa_family == AF_INET)
+		a->in4.sin_port = htons(port);
+}
+
+/* Same family, address and port (flow labels and scopes left out). */
+static bool addr_eq(const union voff_udp_addr *a, const union voff_udp_addr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->in4.sin_port == b->in4.sin_port &&
+		       a->in4.sin_addr.s_addr == b->in4.sin_addr.s_addr;
+	return a->in6.sin6_port == b->in6.sin6_port &&
+	       !memcmp(&a->in6.sin6_addr, &b->in6.sin6_addr, 16);
+}
+
+/* @a with port 0 made 4789; Return: 0, or -EINVAL for the wrong family. */
+static int vtep_norm(const struct vx *vx, const union voff_udp_addr *a,
+		     union voff_udp_addr *out)
+{
+	if (!a || a->sa.sa_family != vx->family)
+		return -EINVAL;
+	*out = *a;
+	if (!addr_port(out))
+		addr_set_port(out, VOFF_VXLAN_UDP_PORT);
+	return 0;
+}
+
+/* ---- the MAC -> VTEP table ------------------------------------------------ */
+
+static void mark_used(void *arg, const uint8_t *mac, uint32_t slot,
+		      uint16_t vlan, uint64_t age_ns, bool is_static)
+{
+	bool *used = arg;
+
+	(void)mac;
+	(void)vlan;
+	(void)age_ns;
+	(void)is_static;
+	if (slot < VX_VTEPS)
+		used[slot] = true;
+}
+
+/* The slot of VTEP @a, taken when new; Return: it, or -1 when all are used. */
+static int vtep_slot(struct vx *vx, const union voff_udp_addr *a)
+{
+	int free_slot = -1;
+
+	for (int i = 0; i < VX_VTEPS; i++) {
+		if (vx->vtep_used[i] && addr_eq(&vx->vtep[i], a))
+			return i;
+		if (!vx->vtep_used[i] && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0) {
+		/* Reclaim the slots no live entry points at. */
+		memset(vx->vtep_used, 0, sizeof(vx->vtep_used));
+		voff__fdb_walk(&vx->fdb, now_ns(), mark_used, vx->vtep_used);
+		if (vx->rx_slot >= 0)	/* the train being read */
+			vx->vtep_used[vx->rx_slot] = true;
+		for (int i = 0; i < VX_VTEPS && free_slot < 0; i++)
+			if (!vx->vtep_used[i])
+				free_slot = i;
+		if (free_slot < 0)
+			return -1;
+	}
+	vx->vtep_used[free_slot] = true;
+	vx->vtep[free_slot] = *a;
+	return free_slot;
+}
+
+/* Learn @mac behind VTEP slot @slot, counting what is new or moved. */
+static void learn(struct vx *vx, const uint8_t *mac, int slot, uint64_t now)
+{
+	bool is_static = false;
+	int prev;
+
+	if (slot < 0 || (mac[0] & 1))
+		return;
+	prev = voff__fdb_get(&vx->fdb, mac, now, &is_static);
+	if (prev == slot || is_static)
+		return;
+	voff__fdb_learn(&vx->fdb, mac, (uint32_t)slot, VOFF__FDB_NO_VLAN, now);
+	vx->st.learned++;
+}
+
+/* ---- the overlay MTU ------------------------------------------------------ */
+
+/* A datagram socket in @netns; Return: the descriptor or -1. */
+static int ns_socket(const char *netns, int family)
+{
+	int saved, fd;
+
+	if (voff__netns_enter(netns, &saved))
+		return -1;
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	voff__netns_leave(saved);
+	return fd;
+}
+
+/* The MTU of the route to @to (its device's, or the route's own). */
+static unsigned int route_mtu(const char *netns, const union voff_udp_addr *to)
+{
+	int fd = ns_socket(netns, to->sa.sa_family);
+	int mtu = 0;
+	socklen_t len = sizeof(mtu);
+
+	if (fd < 0)
+		return 0;
+	if (connect(fd, &to->sa, voff_udp_addr_len(to)) ||
+	    getsockopt(fd, to->sa.sa_family == AF_INET ? IPPROTO_IP :
+							 IPPROTO_IPV6,
+		       to->sa.sa_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
+		       &len))
+		mtu = 0;
+	close(fd);
+	return mtu > 0 ? (unsigned int)mtu : 0;
+}
+
+static bool ifa_has(const struct ifaddrs *ifa, const union voff_udp_addr *a)
+{
+	if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != a->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)ifa->ifa_addr)
+			       ->sin_addr.s_addr == a->in4.sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)(const void *)
+				 ifa->ifa_addr)->sin6_addr,
+		       &a->in6.sin6_addr, 16);
+}
+
+/* The MTU of the device that has address @a in @netns. */
+static unsigned int local_mtu(const char *netns, const union voff_udp_addr *a)
+{
+	struct ifaddrs *all = NULL;
+	struct ifreq ifr;
+	unsigned int mtu = 0;
+	int saved, fd;
+
+	if (voff__netns_enter(netns, &saved))
+		return 0;
+	if (getifaddrs(&all))
+		all = NULL;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	voff__netns_leave(saved);
+	for (struct ifaddrs *i = all; i && fd >= 0; i = i->ifa_next) {
+		if (!ifa_has(i, a))
+			continue;
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->ifa_name);
+		if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
+			mtu = (unsigned int)ifr.ifr_mtu;
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+	freeifaddrs(all);
+	return mtu;
+}
+
+/*
+ * The port's limits from the underlay: the smallest route MTU towards the
+ * remotes, else the local address's device MTU, else 1500; the overlay
+ * MTU leaves room for the outer headers, and gso_max_segs keeps one
+ * super-packet's datagrams within one train.
+ */
+static void update_limits(struct voff_port *port)
+{
+	struct vx *vx = port->priv;
+	unsigned int under = 0, over, dgram, segs, train;
+
+	for (unsigned int i = 0; i < vx->cfg.n_remote; i++) {
+		unsigned int m = route_mtu(port->netns, &vx->cfg.remote[i]);
+
+		if (m && (!under || m < under))
+			under = m;
+	}
+	if (!under)
+		under = local_mtu(port->netns, &vx->cfg.local);
+	/* Nothing readable (no route, no privilege left): keep what was. */
+	if (!under && port->info.limits.mtu)
+		return;
+	if (!under)
+		under = 1500;
+	over = vx->family == AF_INET6 ? VOFF_VXLAN_OVERHEAD6 :
+					VOFF_VXLAN_OVERHEAD4;
+	over = under > over + 68 ? under - over : 68;
+	/* A full segment's datagram: VXLAN, inner Ethernet, inner packet. */
+	dgram = VOFF_VXLAN_HLEN + 14 + over;
+	train = vx->family == AF_INET6 ? 65473 : 65493;
+	segs = train / dgram;
+	if (segs > VOFF_UDP_MAX_SEGS)
+		segs = VOFF_UDP_MAX_SEGS;
+	port->info.limits.mtu = over;
+	port->info.limits.gso_max_segs = segs ? segs : 1;
+	port->gen++;
+}
+
+/* ---- open and close -------------------------------------------------------- */
+
+static int cfg_family(const struct voff_vxlan_cfg *c)
+{
+	int fam = c->local.sa.sa_family;
+
+	if (fam == AF_UNSPEC && c->n_remote)
+		fam = c->remote[0].sa.sa_family;
+	if (fam != AF_INET && fam != AF_INET6)
+		return -EINVAL;
+	for (unsigned int i = 0; i < c->n_remote; i++)
+		if (c->remote[i].sa.sa_family != fam)
+			return -EINVAL;
+	if (c->udp_csum_zero && fam != AF_INET)
+		return -EINVAL;
+	return fam;
+}
+
+static void vx_free(struct vx *vx)
+{
+	if (vx->epfd >= 0)
+		close(vx->epfd);
+	if (vx->evfd >= 0)
+		close(vx->evfd);
+	voff_udp_close(vx->u);
+	voff__fdb_fini(&vx->fdb);
+	free(vx->slots);
+	free(vx);
+}
+
+static int open_socket(struct vx *vx, const char *netns)
+{
+	struct voff_udp_cfg uc = {
+		.netns = netns,
+		.flags = VOFF_UDP_F_NONBLOCK,
+		.sndbuf = 4 << 20,
+		.rcvbuf = 8 << 20,
+	};
+	int one = 1, err;
+
+	uc.local = vx->cfg.local;
+	if (uc.local.sa.sa_family == AF_UNSPEC)
+		uc.local.sa.sa_family = (sa_family_t)vx->family;
+	if (!addr_port(&uc.local))
+		addr_set_port(&uc.local, VOFF_VXLAN_UDP_PORT);
+	vx->dport = addr_port(&uc.local);
+	if (vx->cfg.udp_csum_zero)
+		uc.flags |= VOFF_UDP_F_NO_GSO; /* SO_NO_CHECK refuses trains */
+	err = voff_udp_open(&vx->u, &uc);
+	if (err)
+		return err;
+	if (vx->cfg.udp_csum_zero &&
+	    setsockopt(voff_udp_fd(vx->u), SOL_SOCKET, SO_NO_CHECK, &one,
+		       sizeof(one)))
+		return -errno;
+	return 0;
+}
+
+static int open_poll(struct vx *vx)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	vx->epfd = epoll_create1(EPOLL_CLOEXEC);
+	vx->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vx->epfd < 0 || vx->evfd < 0)
+		return -errno;
+	if (epoll_ctl(vx->epfd, EPOLL_CTL_ADD, voff_udp_fd(vx->u), &ev) ||
+	    epoll_ctl(vx->epfd, EPOLL_CTL_ADD, vx->evfd, &ev))
+		return -errno;
+	return 0;
+}
+
+static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
+{
+	const struct voff_vxlan_cfg *c = cfg->vxlan;
+	struct vx *vx;
+	int fam, err;
+
+	if (!c || c->vni > VOFF_VXLAN_VNI_MAX ||
+	    c->n_remote > VOFF_VXLAN_REMOTES_MAX)
+		return -EINVAL;
+	fam = cfg_family(c);
+	if (fam < 0)
+		return fam;
+	vx = calloc(1, sizeof(*vx));
+	if (!vx)
+		return -ENOMEM;
+	vx->cfg = *c;
+	vx->family = fam;
+	vx->epfd = vx->evfd = -1;
+	vx->tx_dst = VX_NONE;
+	vx->rx_slot = -1;
+	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
+		vtep_norm(vx, &c->remote[i], &vx->cfg.remote[i]);
+	vx->slots = malloc(VX_TX_SLOTS);
+	err = vx->slots ? voff__fdb_init(&vx->fdb,
+					 c->fdb_size ? c->fdb_size : 1024,
+					 c->age_ns ? c->age_ns :
+						     300000000000ull) :
+			  -ENOMEM;
+	if (!err)
+		err = open_socket(vx, cfg->netns);
+	if (!err)
+		err = open_poll(vx);
+	if (err) {
+		vx_free(vx);
+		return err;
+	}
+	/* Flags: the I bit; reserved bits zero (RFC 7348). */
+	vx->hdr[0] = VX_FLAG_I;
+	vx->hdr[4] = (uint8_t)(c->vni >> 16);
+	vx->hdr[5] = (uint8_t)(c->vni >> 8);
+	vx->hdr[6] = (uint8_t)c->vni;
+	port->priv = vx;
+	port->fd = vx->epfd;
+	/* A spec's NAME is the VNI: the port is vxlanVNI. */
+	if (cfg->name && *cfg->name &&
+	    cfg->name[strspn(cfg->name, "0123456789")])
+		snprintf(port->info.name, sizeof(port->info.name), "%s",
+			 cfg->name);
+	else
+		snprintf(port->info.name, sizeof(port->info.name), "vxlan%u",
+			 c->vni);
+	port->info.tx_off = VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4 |
+			    VOFF_TUN_F_TSO6 | VOFF_TUN_F_TSO_ECN |
+			    VOFF_TUN_F_USO4 | VOFF_TUN_F_USO6;
+	port->info.tx_max_len = VOFF_GSO_FRAME_LIMIT;
+	update_limits(port);
+	port->gen = 0;
+	return 0;
+}
+
+static void vx_close(struct voff_port *port)
+{
+	struct vx *vx = port->priv;
+
+	for (unsigned int i = vx->rx_head; i < vx->rxq.n; i++)
+		voff_pkt_free(vx->rxq.pkts[i]);
+	vx_free(vx);
+}
+
+/*
+ * What a send may carry: checksums and TCP/UDP super-packets, which the
+ * port segments itself; limits as set by update_limits().
+ */
+static void vx_egress(const struct voff_port *port, struct voff_feat_dev *dev,
+		      struct voff_limits *lim)
+{
+	uint64_t f = voff__port_egress_features(port->info.tx_off);
+
+	(void)lim;
+	dev->hw = f;
+	dev->wanted = f;
+	dev->active = f;
+	dev->vlan = f;
+	dev->enc = f;
+}
+
+/* ---- receive --------------------------------------------------------------- */
+
+/* Keep the eventfd readable exactly while datagrams wait here. */
+static void set_pending(struct vx *vx)
+{
+	bool pending = vx->rx_head < vx->rxq.n;
+	uint64_t v = 1;
+
+	if (pending && !vx->signalled)
+		vx->signalled = write(vx->evfd, &v, sizeof(v)) == sizeof(v);
+	else if (!pending && vx->signalled)
+		vx->signalled = read(vx->evfd, &v, sizeof(v)) != sizeof(v);
+}
+
+/*
+ * Check one datagram (RFC 7348 section 5): the I flag set, our VNI, a
+ * whole inner Ethernet header.  Reserved bits are ignored, as receivers
+ * must.  Return: 0 or the drop reason.
+ */
+static int vx_check(struct vx *vx, const uint8_t *d, uint32_t len)
+{
+	uint32_t vni;
+
+	if (len < VOFF_VXLAN_HLEN)
+		return VOFF_E_TRUNC_VXLAN;
+	if (!(d[0] & VX_FLAG_I))
+		return VOFF_E_VXLAN_FLAGS;
+	vni = (uint32_t)d[4] << 16 | (uint32_t)d[5] << 8 | d[6];
+	if (vni != vx->cfg.vni)
+		return VOFF_E_VXLAN_VNI;
+	if (len - VOFF_VXLAN_HLEN < 14)
+		return VOFF_E_VXLAN_RUNT;
+	if ((d[0] & ~VX_FLAG_I) || d[1] || d[2] || d[3] || d[7])
+		vx->st.rx_reserved++;
+	return 0;
+}
+
+/*
+ * The VTEP a train came from: a listed remote with its source address and
+ * port, else one with its address, else the address with our VXLAN port
+ * (senders such as the kernel's vxlan pick their source port per flow,
+ * and listen on the VXLAN port).
+ */
+static int train_slot(struct vx *vx, unsigned int i)
+{
+	union voff_udp_addr a = vx->rx_from[i];
+	int by_addr = -1;
+
+	for (unsigned int r = 0; r < vx->cfg.n_remote; r++) {
+		union voff_udp_addr b = vx->cfg.remote[r];
+
+		if (addr_eq(&a, &b))
+			return vtep_slot(vx, &b);
+		addr_set_port(&b, addr_port(&a));
+		if (by_addr < 0 && addr_eq(&a, &b))
+			by_addr = (int)r;
+	}
+	if (by_addr >= 0)
+		return vtep_slot(vx, &vx->cfg.remote[by_addr]);
+	addr_set_port(&a, vx->dport);
+	return vtep_slot(vx, &a);
+}
+
+/*
+ * Datagram vx->rx_dg of train vx->rx_head into @b.  Return: 0 when it was
+ * handled (appended or dropped), -ENOBUFS when @pool is empty.
+ */
+static int rx_one(struct voff_port *port, struct voff_pool *pool,
+		  struct voff_batch *b, uint64_t now)
+{
+	struct vx *vx = port->priv;
+	const struct voff_pkt *t = vx->rxq.pkts[vx->rx_head];
+	const uint8_t *d = voff_pkt_data(t);
+	uint32_t off = vx->rx_dg * t->gso_size;
+	uint32_t len = t->len - off < t->gso_size ? t->len - off : t->gso_size;
+	struct voff_pkt *pkt;
+	int err;
+
+	if (t->gso_segs <= 1)
+		len = t->len;
+	d += off;
+	err = vx_check(vx, d, len);
+	vx->st.rx_datagrams++;
+	if (err) {
+		voff__port_count_drop(port, VOFF_PORT_RX, err);
+		return 0;
+	}
+	if (voff_pkt_alloc(pool, &pkt)) {
+		vx->st.rx_datagrams--;	/* seen again next time */
+		return -ENOBUFS;
+	}
+	err = voff_pkt_set_data(pkt, d + VOFF_VXLAN_HLEN,
+				len - VOFF_VXLAN_HLEN);
+	if (err) {
+		voff__port_count_drop(port, VOFF_PORT_RX, err);
+		voff_pkt_free(pkt);
+		return 0;
+	}
+	learn(vx, d + VOFF_VXLAN_HLEN + 6, vx->rx_slot, now);
+	voff__port_rx_accept(port, pkt, b, 0, 0);
+	return 0;
+}
+
+static int vx_rx(struct voff_port *port, struct voff_pool *pool,
+		 struct voff_batch *b)
+{
+	struct vx *vx = port->priv;
+	uint64_t now = now_ns();
+	unsigned int before = b->n;
+	int n;
+
+	while (voff_batch_space(b)) {
+		const struct voff_pkt *t;
+
+		if (vx->rx_head == vx->rxq.n) {
+			voff_batch_init(&vx->rxq);
+			vx->rx_head = 0;
+			vx->rx_dg = 0;
+			n = voff_udp_recv(vx->u, &vx->rxq, vx->rx_from);
+			if (n <= 0) {
+				set_pending(vx);
+				if (n < 0 && b->n == before)
+					return n;
+				break;
+			}
+			vx->rx_slot = train_slot(vx, 0);
+		}
+		if (rx_one(port, pool, b, now)) {
+			if (b->n == before) {
+				set_pending(vx);
+				return -ENOBUFS;
+			}
+			break;
+		}
+		t = vx->rxq.pkts[vx->rx_head];
+		if (++vx->rx_dg >= (t->gso_segs ? t->gso_segs : 1u)) {
+			voff_pkt_free(vx->rxq.pkts[vx->rx_head]);
+			vx->rx_head++;
+			vx->rx_dg = 0;
+			if (vx->rx_head < vx->rxq.n)
+				vx->rx_slot = train_slot(vx, vx->rx_head);
+		}
+	}
+	set_pending(vx);
+	return (int)(b->n - before);
+}
+
+/* ---- transmit -------------------------------------------------------------- */
+
+/* Send what is described to its destination: one remote, or all of them. */
+static void tx_flush(struct vx *vx)
+{
+	if (!vx->ndg)
+		return;
+	if (vx->tx_dst == VX_FLOOD) {
+		for (unsigned int r = 0; r < vx->cfg.n_remote; r++) {
+			voff_udp_send_sg(vx->u, vx->sg, vx->ndg,
+					 &vx->cfg.remote[r]);
+			vx->st.tx_datagrams += vx->ndg;
+		}
+	} else if (vx->tx_dst >= 0) {
+		voff_udp_send_sg(vx->u, vx->sg, vx->ndg, &vx->vtep[vx->tx_dst]);
+		vx->st.tx_datagrams += vx->ndg;
+	}
+	vx->ndg = 0;
+	vx->slots_used = 0;
+}
+
+/* Where @pkt goes: a VTEP slot, or VX_FLOOD. */
+static int tx_dest(struct vx *vx, const struct voff_pkt *pkt, uint64_t now)
+{
+	const uint8_t *d = voff_pkt_data(pkt);
+	int slot;
+
+	if (d[0] & 1)
+		return VX_FLOOD;
+	slot = voff__fdb_lookup(&vx->fdb, d, now);
+	return slot >= 0 && slot < VX_VTEPS && vx->vtep_used[slot] ? slot :
+								      VX_FLOOD;
+}
+
+/* Put the VXLAN header in front of the @n views from sg[ndg]. */
+static void tx_wrap(struct vx *vx, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct voff_sg *sg = &vx->sg[vx->ndg + i];
+
+		sg->iov--;	/* the entry kept free before the segment's */
+		sg->iov[0].iov_base = vx->hdr;
+		sg->iov[0].iov_len = VOFF_VXLAN_HLEN;
+		sg->n++;
+		sg->cap++;
+		sg->len += VOFF_VXLAN_HLEN;
+	}
+	vx->ndg += n;
+}
+
+/*
+ * Describe @pkt as datagrams: a super-packet cut by GSO (full checksums,
+ * payload not copied), a frame with a partial checksum completed.
+ * Return: 0 or the reason it is dropped.
+ */
+static int tx_describe(struct vx *vx, struct voff_pkt *pkt)
+{
+	static const struct voff_gso_opts full = {
+		.csum_mode = VOFF_GSO_CSUM_FULL
+	};
+	struct voff_gso_info info;
+	size_t slot;
+	int n;
+
+	if (!voff_pkt_is_gso(pkt)) {
+		if (pkt->csum == VOFF_CSUM_PARTIAL &&
+		    (n = voff_pkt_csum_complete(pkt)) != 0)
+			return n;
+		if (vx->ndg == VX_TX_DGRAMS)
+			tx_flush(vx);
+		voff_sg_init(&vx->sg[vx->ndg], &vx->iov[3 * vx->ndg + 1], 2);
+		voff_sg_add_pkt(&vx->sg[vx->ndg], pkt, 0, pkt->len);
+		tx_wrap(vx, 1);
+		return 0;
+	}
+	if (pkt->l4_off == VOFF_OFF_NONE &&
+	    (n = voff_pkt_parse(pkt, VOFF_PARSE_ETH, NULL)) != 0)
+		return n;
+	n = voff_gso_count(pkt, &full, &info);
+	if (n)
+		return n;
+	slot = ((size_t)info.hdr_len + 7) & ~(size_t)7;
+	if (info.segs > VX_TX_DGRAMS || info.segs * slot > VX_TX_SLOTS)
+		return -EMSGSIZE;
+	if (vx->ndg + info.segs > VX_TX_DGRAMS ||
+	    vx->slots_used + info.segs * slot > VX_TX_SLOTS)
+		tx_flush(vx);
+	for (unsigned int i = 0; i < info.segs; i++)
+		voff_sg_init(&vx->sg[vx->ndg + i],
+			     &vx->iov[3 * (vx->ndg + i) + 1], 2);
+	n = voff_gso_segment_sg(pkt, &full, vx->slots + vx->slots_used, slot,
+				&vx->sg[vx->ndg], info.segs, NULL);
+	if (n < 0)
+		return n;
+	vx->slots_used += info.segs * slot;
+	tx_wrap(vx, (unsigned int)n);
+	return 0;
+}
+
+static int vx_tx(struct voff_port *port, struct voff_pkt **pkts,
+		 unsigned int n, int *res)
+{
+	struct vx *vx = port->priv;
+	uint64_t now = now_ns();
+
+	vx->ndg = 0;
+	vx->slots_used = 0;
+	vx->tx_dst = VX_NONE;
+	for (unsigned int i = 0; i < n; i++) {
+		int dst = tx_dest(vx, pkts[i], now);
+
+		if (dst == VX_FLOOD && !vx->cfg.n_remote) {
+			vx->st.tx_no_remote++;
+			res[i] = VOFF_E_VXLAN_NO_REMOTE;
+			continue;
+		}
+		if (dst != vx->tx_dst)
+			tx_flush(vx);
+		vx->tx_dst = dst;
+		res[i] = tx_describe(vx, pkts[i]);
+		if (res[i])
+			continue;
+		if (dst == VX_FLOOD)
+			vx->st.tx_flooded++;
+		else
+			vx->st.tx_unicast++;
+	}
+	tx_flush(vx);
+	return 0;
+}
+
+const struct voff_port_ops voff__port_vxlan_ops = {
+	.kind = VOFF_PORT_VXLAN,
+	.open = vx_open,
+	.close = vx_close,
+	.rx = vx_rx,
+	.tx = vx_tx,
+	.egress = vx_egress,
+};
+
+/* ---- remotes and the table, at run time ------------------------------------ */
+
+int voff_port_vxlan_remote_add(struct voff_port *port,
+			       const union voff_udp_addr *addr)
+{
+	struct vx *vx = vx_of(port);
+	union voff_udp_addr a;
+
+	if (!vx || vtep_norm(vx, addr, &a))
+		return -EINVAL;
+	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
+		if (addr_eq(&vx->cfg.remote[i], &a))
+			return -EEXIST;
+	if (vx->cfg.n_remote == VOFF_VXLAN_REMOTES_MAX)
+		return -ENOSPC;
+	vx->cfg.remote[vx->cfg.n_remote++] = a;
+	update_limits(port);
+	return 0;
+}
+
+int voff_port_vxlan_remote_del(struct voff_port *port,
+			       const union voff_udp_addr *addr)
+{
+	struct vx *vx = vx_of(port);
+	union voff_udp_addr a;
+	unsigned int i;
+
+	if (!vx || vtep_norm(vx, addr, &a))
+		return -EINVAL;
+	for (i = 0; i < vx->cfg.n_remote; i++)
+		if (addr_eq(&vx->cfg.remote[i], &a))
+			break;
+	if (i == vx->cfg.n_remote)
+		return -ENOENT;
+	memmove(&vx->cfg.remote[i], &vx->cfg.remote[i + 1],
+		(vx->cfg.n_remote - i - 1) * sizeof(a));
+	vx->cfg.n_remote--;
+	for (int s = 0; s < VX_VTEPS; s++) {
+		if (vx->vtep_used[s] && addr_eq(&vx->vtep[s], &a)) {
+			voff__fdb_flush_port(&vx->fdb, (uint32_t)s);
+			vx->vtep_used[s] = false;
+		}
+	}
+	update_limits(port);
+	return 0;
+}
+
+unsigned int voff_port_vxlan_remotes(const struct voff_port *port,
+				     union voff_udp_addr *out,
+				     unsigned int cap)
+{
+	const struct vx *vx = vx_of(port);
+
+	if (!vx)
+		return 0;
+	for (unsigned int i = 0; i < vx->cfg.n_remote && i < cap; i++)
+		out[i] = vx->cfg.remote[i];
+	return vx->cfg.n_remote;
+}
+
+int voff_port_vxlan_fdb_add(struct voff_port *port, const uint8_t *mac,
+			    const union voff_udp_addr *addr)
+{
+	struct vx *vx = vx_of(port);
+	union voff_udp_addr a;
+	int slot;
+
+	if (!vx || !mac || (mac[0] & 1) || vtep_norm(vx, addr, &a))
+		return -EINVAL;
+	slot = vtep_slot(vx, &a);
+	if (slot < 0)
+		return -ENOSPC;
+	return voff__fdb_add_static(&vx->fdb, mac, (uint32_t)slot,
+				    VOFF__FDB_NO_VLAN, now_ns());
+}
+
+int voff_port_vxlan_fdb_del(struct voff_port *port, const uint8_t *mac)
+{
+	struct vx *vx = vx_of(port);
+
+	if (!vx || !mac)
+		return -EINVAL;
+	return voff__fdb_del(&vx->fdb, mac, now_ns());
+}
+
+int voff_port_vxlan_fdb_lookup(const struct voff_port *port,
+			       const uint8_t *mac, union voff_udp_addr *addr,
+			       bool *is_static)
+{
+	const struct vx *vx = vx_of(port);
+	int slot;
+
+	if (!vx || !mac || !addr)
+		return -EINVAL;
+	slot = voff__fdb_get(&vx->fdb, mac, now_ns(), is_static);
+	if (slot < 0 || slot >= VX_VTEPS || !vx->vtep_used[slot])
+		return -ENOENT;
+	*addr = vx->vtep[slot];
+	return 0;
+}
+
+int voff_port_vxlan_stats(const struct voff_port *port,
+			  struct voff_vxlan_stats *st,
+			  struct voff_udp_stats *udp)
+{
+	const struct vx *vx = vx_of(port);
+
+	if (!vx)
+		return -EINVAL;
+	if (st)
+		*st = vx->st;
+	if (udp)
+		voff_udp_stats(vx->u, udp);
+	return 0;
+}

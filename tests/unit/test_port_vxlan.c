@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_port_vxlan.c - the VXLAN port (vxlan.h) over sockets on 127.0.0.1
+ * (no root needed): the exact bytes of an encapsulated frame, a
+ * super-packet as one UDP_SEGMENT train of exactly GSO's segments, head-end
+ * replication to N remotes, learning and unicast to the learned VTEP, the
+ * decapsulation of a crafted train, every drop reason, a train longer than
+ * the caller's batch kept readable, the run-time remote and fdb calls, the
+ * MTU from the route, the switch's fdb showing each MAC's VTEP, and the
+ * port spec.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <voff/err.h>
+#include <voff/gso.h>
+#include <voff/parse.h>
+#include <voff/pkt.h>
+#include <voff/port.h>
+#include <voff/switch.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
+
+#include "check.h"
+#include "frames.h"
+
+#define VNI 42
+
+static uint16_t base_port;
+
+static uint16_t port_no(int i)
+{
+	if (!base_port)
+		base_port = (uint16_t)(20000 + (getpid() % 2000) * 8);
+	return (uint16_t)(base_port + i);
+}
+
+static union voff_udp_addr lo(uint16_t port)
+{
+	union voff_udp_addr a;
+
+	CHECK_OK(voff_udp_addr_parse(&a, "127.0.0.1", port));
+	return a;
+}
+
+/* A VXLAN port on 127.0.0.1:port_no(0) with remotes port_no(1 .. n). */
+static struct voff_port *vx_open(unsigned int n)
+{
+	struct voff_vxlan_cfg c = { .vni = VNI };
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_VXLAN, .vxlan = &c };
+	struct voff_port *port;
+
+	c.local = lo(port_no(0));
+	for (unsigned int i = 0; i < n; i++)
+		c.remote[c.n_remote++] = lo(port_no((int)i + 1));
+	CHECK_OK(voff_port_open(&port, &pc));
+	return port;
+}
+
+/* A plain UDP socket on 127.0.0.1:@port: one datagram per recv(). */
+static int sock(uint16_t port)
+{
+	union voff_udp_addr a = lo(port);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	CHECK_GE(fd, 0);
+	CHECK_OK(bind(fd, &a.sa, sizeof(a.in4)));
+	return fd;
+}
+
+/* One datagram within 1 s, or -1. */
+static int recv_one(int fd, uint8_t *buf, size_t cap)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, 1000) != 1)
+		return -1;
+	return (int)recv(fd, buf, cap, 0);
+}
+
+/* Nothing more within 100 ms. */
+static bool quiet(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 100) == 0;
+}
+
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
+static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+
+/* An ARP-sized broadcast frame from mac_a into @buf; Return: its length. */
+static size_t arp_frame(uint8_t *buf, size_t cap)
+{
+	struct tf b;
+
+	tf_init(&b, buf, cap);
+	tf_eth_addr(&b, bcast, mac_a);
+	tf_payload(&b, 46, 7);
+	return tf_finish(&b);
+}
+
+/* A TCP/IPv4 frame mac_a -> @dst with @pay payload bytes. */
+static size_t tcp_frame(uint8_t *buf, size_t cap, const uint8_t *dst,
+			size_t pay)
+{
+	struct tf b;
+
+	tf_init(&b, buf, cap);
+	tf_eth_addr(&b, dst, mac_a);
+	tf_ipv4(&b, &(struct tf_ip){ .df = true });
+	tf_tcp(&b, &(struct tf_l4){ .seq = 1000, .flags = TF_ACK });
+	tf_payload(&b, pay, 3);
+	return tf_finish(&b);
+}
+
+static void send_frame(struct voff_port *port, struct voff_pool *pool,
+		       const uint8_t *frame, size_t len)
+{
+	struct voff_batch b;
+	struct voff_pkt *pkt;
+
+	voff_batch_init(&b);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(port, &b), 1);
+}
+
+static const uint8_t hdr42[8] = { 0x08, 0, 0, 0, 0, 0, 42, 0 };
+
+/* The exact bytes: the 8-byte header with the I flag, then the frame. */
+static void t_encap(void)
+{
+	static uint8_t frame[128], got[256];
+	struct voff_port *port = vx_open(1);
+	struct voff_pool *pool;
+	struct voff_vxlan_stats st;
+	struct voff_port_info info;
+	struct sockaddr_in from;
+	socklen_t fl = sizeof(from);
+	int fd = sock(port_no(1));
+	size_t len = arp_frame(frame, sizeof(frame));
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	voff_port_info(port, &info);
+	CHECK_STR_EQ(info.name, "vxlan42");
+	CHECK_STR_EQ(voff_port_kind_name(info.kind), "vxlan");
+	/*
+	 * The route's MTU (lo's 65536, but an IPv4 route caps it at 65535)
+	 * minus Ethernet, IPv4, UDP and VXLAN.
+	 */
+	CHECK_EQ(info.limits.mtu, 65535 - 50);
+	send_frame(port, pool, frame, len);
+	CHECK_EQ(recvfrom(fd, got, sizeof(got), 0, (struct sockaddr *)&from,
+			  &fl),
+		 (ssize_t)(len + 8));
+	CHECK_MEM_EQ(got, hdr42, 8);
+	CHECK_MEM_EQ(got + 8, frame, len);
+	CHECK_EQ(ntohs(from.sin_port), port_no(0));
+	CHECK_OK(voff_port_vxlan_stats(port, &st, NULL));
+	CHECK_EQ(st.tx_flooded, 1);
+	CHECK_EQ(st.tx_datagrams, 1);
+	close(fd);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/*
+ * A TCP super-packet leaves as exactly the segments voff_gso_segment()
+ * makes, each behind the header, in one train of one sendmmsg().
+ */
+static void t_super_train(void)
+{
+	static uint8_t frame[20000], got[4096];
+	struct voff_port *port = vx_open(1);
+	struct voff_pool *pool;
+	struct voff_pkt *pkt, *seg[64];
+	struct voff_batch b;
+	struct voff_udp_stats us;
+	int fd = sock(port_no(1)), n;
+	size_t len = tcp_frame(frame, sizeof(frame), mac_b, 10 * 1000 + 500);
+
+	CHECK_OK(voff_pool_new(&pool, 80, 20000));
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
+	CHECK_OK(voff_pkt_parse(pkt, VOFF_PARSE_ETH, NULL));
+	pkt->gso_type = VOFF_GSO_TCPV4;
+	pkt->gso_size = 1000;
+	n = voff_gso_segment(pkt, NULL, pool, seg, 64);
+	CHECK_EQ(n, 11);
+	voff_batch_init(&b);
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(port, &b), 1);
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(recv_one(fd, got, sizeof(got)), (int)seg[i]->len + 8);
+		CHECK_MEM_EQ(got, hdr42, 8);
+		CHECK_MEM_EQ(got + 8, voff_pkt_data(seg[i]), seg[i]->len);
+	}
+	CHECK(quiet(fd));
+	voff_pkt_free_bulk(seg, (unsigned int)n);
+	CHECK_OK(voff_port_vxlan_stats(port, NULL, &us));
+	CHECK_EQ(us.tx_calls, 1);
+	CHECK_EQ(us.tx_msgs, 1);
+	CHECK_EQ(us.tx_trains, 1);
+	CHECK_EQ(us.tx_datagrams, 11);
+	close(fd);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/* Receive up to @want frames within 1 s. */
+static unsigned int rx_frames(struct voff_port *port, struct voff_pool *pool,
+			      struct voff_batch *b, unsigned int want)
+{
+	for (int tries = 0; tries < 100 && b->n < want; tries++) {
+		int n = voff_port_rx(port, pool, b);
+
+		CHECK_GE(n, 0);
+		if (b->n < want)
+			usleep(10000);
+	}
+	return b->n;
+}
+
+/*
+ * Broadcast and unknown unicast go to every remote; a MAC learned from
+ * one remote is sent to that one only.
+ */
+static void t_replicate_learn(void)
+{
+	static uint8_t frame[256], got[512], dg[256];
+	struct voff_port *port = vx_open(3);
+	struct voff_pool *pool;
+	struct voff_vxlan_stats st;
+	struct voff_batch b;
+	union voff_udp_addr to = lo(port_no(0)), vtep;
+	bool is_static = true;
+	int fd[3];
+	size_t len;
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	for (int i = 0; i < 3; i++)
+		fd[i] = sock(port_no(i + 1));
+	len = arp_frame(frame, sizeof(frame));
+	send_frame(port, pool, frame, len);
+	len = tcp_frame(frame, sizeof(frame), mac_b, 100);
+	send_frame(port, pool, frame, len);
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(recv_one(fd[i], got, sizeof(got)), 8 + 60);
+		CHECK_EQ(recv_one(fd[i], got, sizeof(got)), (int)len + 8);
+		CHECK_MEM_EQ(got + 8, frame, len);
+		CHECK(quiet(fd[i]));
+	}
+	/* mac_b speaks from the second remote: learned there. */
+	memcpy(dg, hdr42, 8);
+	len = tcp_frame(dg + 8, sizeof(dg) - 8, mac_a, 20);
+	memcpy(dg + 8 + 6, mac_b, 6);
+	CHECK_EQ(sendto(fd[1], dg, len + 8, 0, &to.sa, sizeof(to.in4)),
+		 (ssize_t)(len + 8));
+	voff_batch_init(&b);
+	CHECK_EQ(rx_frames(port, pool, &b, 1), 1);
+	CHECK_EQ(b.pkts[0]->len, len);
+	CHECK_MEM_EQ(voff_pkt_data(b.pkts[0]), dg + 8, len);
+	voff_batch_free(&b);
+	CHECK_OK(voff_port_vxlan_fdb_lookup(port, mac_b, &vtep, &is_static));
+	CHECK_EQ(ntohs(vtep.in4.sin_port), port_no(2));
+	CHECK(!is_static);
+	CHECK_EQ(voff_port_vxlan_fdb_lookup(port, mac_a, &vtep, NULL),
+		 -ENOENT);
+	/* Now unicast to mac_b reaches the second remote only. */
+	len = tcp_frame(frame, sizeof(frame), mac_b, 200);
+	send_frame(port, pool, frame, len);
+	CHECK_EQ(recv_one(fd[1], got, sizeof(got)), (int)len + 8);
+	CHECK_MEM_EQ(got + 8, frame, len);
+	CHECK(quiet(fd[0]));
+	CHECK(quiet(fd[2]));
+	CHECK_OK(voff_port_vxlan_stats(port, &st, NULL));
+	CHECK_EQ(st.tx_flooded, 2);
+	CHECK_EQ(st.tx_unicast, 1);
+	CHECK_EQ(st.tx_datagrams, 3 + 3 + 1);
+	CHECK_EQ(st.learned, 1);
+	CHECK_EQ(st.rx_datagrams, 1);
+	/* Removing the remote forgets what was behind it. */
+	vtep = lo(port_no(2));
+	CHECK_OK(voff_port_vxlan_remote_del(port, &vtep));
+	CHECK_EQ(voff_port_vxlan_fdb_lookup(port, mac_b, &vtep, NULL),
+		 -ENOENT);
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/*
+ * Decapsulation: a train of 4 datagrams sent with UDP_SEGMENT gives the 4
+ * inner frames byte for byte; each malformed datagram is dropped under its
+ * reason; reserved bits are ignored.
+ */
+static void t_decap_drops(void)
+{
+	static uint8_t train[4 * 1008], dg[256];
+	struct voff_udp_cfg uc = { 0 };
+	struct voff_port *port = vx_open(1);
+	struct voff_pool *pool;
+	struct voff_udp *u;
+	struct voff_vxlan_stats st;
+	struct voff_batch b;
+	union voff_udp_addr to = lo(port_no(0));
+	struct iovec v = { train, sizeof(train) };
+	struct {
+		size_t len;
+		uint8_t flags, vni_lo, rsv;
+		int err;
+	} bad[] = {
+		{ 4, 0x08, 42, 0, VOFF_E_TRUNC_VXLAN },
+		{ 8 + 60, 0x00, 42, 0, VOFF_E_VXLAN_FLAGS },
+		{ 8 + 60, 0x08, 43, 0, VOFF_E_VXLAN_VNI },
+		{ 8 + 13, 0x08, 42, 0, VOFF_E_VXLAN_RUNT },
+		{ 8 + 60, 0x0c, 42, 0x5a, 0 }, /* reserved bits: accepted */
+	};
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	uc.local = lo(port_no(1));
+	CHECK_OK(voff_udp_open(&u, &uc));
+	for (int i = 0; i < 4; i++) {
+		uint8_t *d = train + i * 1008;
+
+		memcpy(d, hdr42, 8);
+		CHECK_EQ(tcp_frame(d + 8, 1000, mac_b, 1000 - 54), 1000);
+		d[8 + 54] = (uint8_t)i;	/* tell them apart */
+	}
+	CHECK_EQ(voff_udp_send(u, &v, 1, 1008, &to), 4);
+	voff_batch_init(&b);
+	CHECK_EQ(rx_frames(port, pool, &b, 4), 4);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(b.pkts[i]->len, 1000);
+		CHECK_EQ(b.pkts[i]->csum, VOFF_CSUM_NONE);
+		CHECK_MEM_EQ(voff_pkt_data(b.pkts[i]), train + i * 1008 + 8,
+			     1000);
+	}
+	voff_batch_free(&b);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(dg, 0, sizeof(dg));
+		dg[0] = bad[i].flags;
+		dg[3] = bad[i].rsv;
+		dg[6] = bad[i].vni_lo;
+		v.iov_base = dg;
+		v.iov_len = bad[i].len;
+		CHECK_EQ(voff_udp_send(u, &v, 1, 0, &to), 1);
+	}
+	voff_batch_init(&b);
+	for (int tries = 0; tries < 100; tries++) {
+		CHECK_GE(voff_port_rx(port, pool, &b), 0);
+		CHECK_OK(voff_port_vxlan_stats(port, &st, NULL));
+		if (st.rx_datagrams == 4 + 5)
+			break;
+		usleep(10000);
+	}
+	CHECK_EQ(st.rx_datagrams, 4 + 5);
+	CHECK_EQ(b.n, 1);
+	CHECK_EQ(st.rx_reserved, 1);
+	voff_batch_free(&b);
+	for (size_t i = 0; i + 1 < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(voff_port_drop_count(port, VOFF_PORT_RX, bad[i].err),
+			 1);
+	voff_udp_close(u);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/*
+ * A train longer than the batch's room: the rest waits in the port, whose
+ * descriptor stays readable until it is taken.
+ */
+static void t_pending(void)
+{
+	static uint8_t train[5 * 108];
+	struct voff_udp_cfg uc = { 0 };
+	struct voff_port *port = vx_open(1);
+	struct voff_pool *pool;
+	struct voff_udp *u;
+	struct voff_batch b;
+	union voff_udp_addr to = lo(port_no(0));
+	struct iovec v = { train, sizeof(train) };
+	struct pollfd p = { .fd = voff_port_fd(port), .events = POLLIN };
+	unsigned int total = 0;
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	uc.local = lo(port_no(1));
+	CHECK_OK(voff_udp_open(&u, &uc));
+	for (int i = 0; i < 5; i++) {
+		memcpy(train + i * 108, hdr42, 8);
+		CHECK_EQ(tcp_frame(train + i * 108 + 8, 100, mac_b, 46), 100);
+	}
+	CHECK_EQ(voff_udp_send(u, &v, 1, 108, &to), 5);
+	CHECK_EQ(poll(&p, 1, 1000), 1);
+	for (int round = 0; round < 3; round++) {
+		voff_batch_init(&b);
+		b.n = VOFF_BATCH_MAX - 2;	/* room for two */
+		CHECK_EQ(poll(&p, 1, 1000), 1);
+		total += (unsigned int)voff_port_rx(port, pool, &b);
+		for (unsigned int i = VOFF_BATCH_MAX - 2; i < b.n; i++)
+			voff_pkt_free(b.pkts[i]);
+	}
+	CHECK_EQ(total, 5);
+	CHECK_EQ(poll(&p, 1, 50), 0);
+	voff_udp_close(u);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/* Remotes and static entries at run time, and their errors. */
+static void t_runtime(void)
+{
+	struct voff_port *port = vx_open(1);
+	union voff_udp_addr a = lo(port_no(5)), got[4], v6;
+	struct voff_port_info info;
+	bool is_static = false;
+
+	CHECK_OK(voff_udp_addr_parse(&v6, "[::1]:4789", 0));
+	CHECK_OK(voff_port_vxlan_remote_add(port, &a));
+	CHECK_EQ(voff_port_vxlan_remote_add(port, &a), -EEXIST);
+	CHECK_EQ(voff_port_vxlan_remote_add(port, &v6), -EINVAL);
+	CHECK_EQ(voff_port_vxlan_remotes(port, got, 4), 2);
+	CHECK_EQ(ntohs(got[1].in4.sin_port), port_no(5));
+	/* A port-less address is 4789. */
+	CHECK_OK(voff_vxlan_addr_parse(&a, "127.0.0.2"));
+	CHECK_EQ(ntohs(a.in4.sin_port), 4789);
+	CHECK_OK(voff_port_vxlan_fdb_add(port, mac_b, &a));
+	CHECK_EQ(voff_port_vxlan_fdb_add(port, bcast, &a), -EINVAL);
+	CHECK_OK(voff_port_vxlan_fdb_lookup(port, mac_b, &got[0], &is_static));
+	CHECK(is_static);
+	CHECK_EQ(got[0].in4.sin_addr.s_addr, a.in4.sin_addr.s_addr);
+	CHECK_OK(voff_port_vxlan_fdb_del(port, mac_b));
+	CHECK_EQ(voff_port_vxlan_fdb_del(port, mac_b), -ENOENT);
+	a = lo(port_no(5));
+	CHECK_OK(voff_port_vxlan_remote_del(port, &a));
+	CHECK_EQ(voff_port_vxlan_remote_del(port, &a), -ENOENT);
+	voff_port_info(port, &info);
+	CHECK_EQ(info.limits.mtu, 65535 - 50);
+	CHECK_EQ(voff_port_vxlan_stats(NULL, NULL, NULL), -EINVAL);
+	voff_port_close(port);
+}
+
+/* A port without remotes drops what it would flood, counted. */
+static void t_no_remote(void)
+{
+	static uint8_t frame[128];
+	struct voff_port *port = vx_open(0);
+	struct voff_pool *pool;
+	struct voff_vxlan_stats st;
+	struct voff_batch b;
+	struct voff_pkt *pkt;
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	voff_batch_init(&b);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)arp_frame(frame,
+							    sizeof(frame))));
+	CHECK_OK(voff_batch_add(&b, pkt));
+	CHECK_EQ(voff_port_tx(port, &b), 0);
+	CHECK_EQ(voff_port_drop_count(port, VOFF_PORT_TX,
+				      VOFF_E_VXLAN_NO_REMOTE),
+		 1);
+	CHECK_OK(voff_port_vxlan_stats(port, &st, NULL));
+	CHECK_EQ(st.tx_no_remote, 1);
+	CHECK_EQ(st.tx_datagrams, 0);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/* IPv6 underlay: 70 bytes of headers; no zero checksums. */
+static void t_ipv6(void)
+{
+	struct voff_vxlan_cfg c = { .vni = 7 };
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_VXLAN, .vxlan = &c };
+	struct voff_port *port;
+	struct voff_port_info info;
+	int err;
+
+	CHECK_OK(voff_udp_addr_parse(&c.local, "::1", port_no(6)));
+	CHECK_OK(voff_udp_addr_parse(&c.remote[0], "::1", port_no(7)));
+	c.n_remote = 1;
+	c.udp_csum_zero = true;
+	CHECK_EQ(voff_port_open(&port, &pc), -EINVAL);
+	c.udp_csum_zero = false;
+	err = voff_port_open(&port, &pc);
+	if (err == -EADDRNOTAVAIL || err == -EAFNOSUPPORT)
+		CHECK_SKIP("no IPv6 on lo");
+	CHECK_OK(err);
+	voff_port_info(port, &info);
+	CHECK_EQ(info.limits.mtu, 65536 - 70);
+	voff_port_close(port);
+}
+
+/* The spec, and the switch's fdb with the VTEP of each MAC. */
+static void t_spec_switch(void)
+{
+	struct voff_port_spec s;
+	struct voff_switch *sw;
+	struct voff_switch_fdb_entry e[4];
+	union voff_udp_addr a;
+	char text[256], spec[128];
+	unsigned int id;
+
+	CHECK_OK(voff_port_spec_parse(&s, "vxlan:100,local=192.0.2.1,"
+					  "remote=192.0.2.2,remote="
+					  "192.0.2.3:8472,udp_csum=off"));
+	CHECK_EQ(s.cfg.kind, VOFF_PORT_VXLAN);
+	CHECK(s.cfg.vxlan == &s.vxlan);
+	CHECK_EQ(s.vxlan.vni, 100);
+	CHECK_STR_EQ(s.cfg.name, "vxlan100");	/* the port's name */
+	CHECK_EQ(s.vxlan.n_remote, 2);
+	CHECK(s.vxlan.udp_csum_zero);
+	CHECK_GT(voff_port_spec_format(&s, false, text, sizeof(text)), 0);
+	CHECK_STR_EQ(text, "vxlan:100,local=192.0.2.1:4789,remote="
+			   "192.0.2.2:4789,remote=192.0.2.3:8472,"
+			   "udp_csum=off");
+	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:16777216,local=::1"),
+		 -EINVAL);
+	CHECK_STR_EQ(s.err, "VNI '16777216': expected 0 to 16777215");
+	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:1"), -EINVAL);
+	CHECK_STR_EQ(s.err, "local= or remote= needed");
+	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:1,local=::1,udp_csum=off"),
+		 -EINVAL);
+	CHECK_STR_EQ(s.err, "udp_csum: off is for IPv4 underlays only");
+	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:1,local=::1,"
+					  "remote=192.0.2.1"),
+		 -EINVAL);
+	CHECK_STR_EQ(s.err, "remote: local and remotes mix IPv4 and IPv6");
+	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:1,remote=x"), -EINVAL);
+	CHECK_STR_EQ(s.err, "remote: expected ADDR[:PORT], not 'x'");
+
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	snprintf(spec, sizeof(spec), "vxlan:42,local=127.0.0.1:%u,"
+		 "remote=127.0.0.1:%u", port_no(0), port_no(1));
+	CHECK_OK(voff_switch_add_spec(sw, spec, &id));
+	CHECK_EQ(voff_switch_find(sw, "vxlan42"), (int)id);
+	CHECK_EQ(voff_switch_add_spec(sw, spec, NULL), -EEXIST);
+	a = lo(port_no(3));
+	CHECK_OK(voff_switch_fdb_add(sw, mac_b, id, &a));
+	CHECK_OK(voff_switch_fdb_add(sw, mac_a, id, NULL));
+	CHECK_EQ(voff_switch_fdb_add(sw, bcast, id, NULL), -EINVAL);
+	CHECK_EQ(voff_switch_fdb_add(sw, mac_a, id + 1, NULL), -ENOENT);
+	CHECK_EQ(voff_switch_fdb(sw, e, 4), 2);
+	for (int i = 0; i < 2; i++) {
+		CHECK(e[i].is_static);
+		CHECK_EQ(e[i].port, id);
+		if (!memcmp(e[i].mac, mac_b, 6))
+			CHECK_EQ(ntohs(e[i].remote.in4.sin_port), port_no(3));
+		else
+			CHECK_EQ(e[i].remote.sa.sa_family, AF_UNSPEC);
+	}
+	CHECK_OK(voff_switch_fdb_del(sw, mac_b));
+	CHECK_EQ(voff_switch_fdb_del(sw, mac_b), -ENOENT);
+	CHECK_EQ(voff_port_vxlan_fdb_lookup(voff_switch_port(sw, id), mac_b,
+					    &a, NULL),
+		 -ENOENT);
+	voff_switch_free(sw);
+}
+
+CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
+	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
+	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime),
+	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),
+	   CHECK_TEST(t_spec_switch))
