@@ -2,7 +2,8 @@
 /*
  * port_spec.c - port specs, the text that names a switch port:
  * KIND:NAME[@NETNS][,OPTION=VALUE...] ("tap:tap0@blue,gro=on"), as
- * `voff switch --port` and `voff ctl ports add` take it
+ * `voff switch --port` and `voff ctl ports add` take it; @NETNS may also
+ * close the spec ("vxlan:42,local=10.0.0.1,remote=10.0.0.2@blue")
  *
  * A table of kinds says what each KIND opens, what its NAME is, whether it
  * takes a namespace and which options it has besides the settings of
@@ -310,23 +311,33 @@ static const struct kind *find_kind(struct voff_port_spec *s,
 	return NULL;
 }
 
+/* The NETNS of "@NETNS" (@at after the '@'), checked into @s. */
+static int netns_part(struct voff_port_spec *s, char *at)
+{
+	if (!*at)
+		return bad(s, "no namespace after '@'");
+	if (strlen(at) > NETNS_MAX)
+		return bad(s, "namespace too long (max %d bytes)", NETNS_MAX);
+	/* A namespace name is one component of /var/run/netns. */
+	if (strchr(at, '/') || !strcmp(at, ".") || !strcmp(at, ".."))
+		return bad(s, "namespace '%s' is not a name under "
+			   "/var/run/netns", at);
+	s->cfg.netns = at;
+	return 0;
+}
+
 /* NAME[@NETNS] of kind @k, cut in place. */
 static int name_part(struct voff_port_spec *s, const struct kind *k, char *p)
 {
 	char *at = k->pub.netns ? strchr(p, '@') : NULL;
 
 	if (at) {
+		int err;
+
 		*at++ = '\0';
-		if (!*at)
-			return bad(s, "no namespace after '@'");
-		if (strlen(at) > NETNS_MAX)
-			return bad(s, "namespace too long (max %d bytes)",
-				   NETNS_MAX);
-		/* A namespace name is one component of /var/run/netns. */
-		if (strchr(at, '/') || !strcmp(at, ".") || !strcmp(at, ".."))
-			return bad(s, "namespace '%s' is not a name under "
-				   "/var/run/netns", at);
-		s->cfg.netns = at;
+		err = netns_part(s, at);
+		if (err)
+			return err;
 	}
 	if (!*p)
 		return bad(s, "no %s name after '%s:'", k->what, k->pub.name);
@@ -387,7 +398,7 @@ static int option(struct voff_port_spec *s, const struct kind *k, char *opt)
 int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 {
 	const struct kind *k;
-	char *opt, *next;
+	char *opt, *next, *tail;
 	size_t n, klen;
 	int err;
 
@@ -410,7 +421,21 @@ int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 	opt = strchr(s->buf, ',');
 	if (opt)
 		*opt++ = '\0';
+	/*
+	 * "@NETNS" may also close the whole spec, after the options
+	 * ("vxlan:42,local=A,remote=B@ns"): no option value has an '@'.
+	 */
+	tail = k->pub.netns && opt ? strrchr(opt, '@') : NULL;
+	if (tail)
+		*tail++ = '\0';
 	err = name_part(s, k, s->buf);
+	if (!err && tail) {
+		if (s->cfg.netns)
+			err = bad(s, "two namespaces ('@%s' and '@%.32s')",
+				  s->cfg.netns, tail);
+		else
+			err = netns_part(s, tail);
+	}
 	for (; !err && opt; opt = next) {
 		next = strchr(opt, ',');
 		if (next)

@@ -87,6 +87,17 @@ static void t_accepted(void)
 	CHECK_OK(voff_port_spec_parse(&s, "tun:t3@x,napi=on,napi=off"));
 	CHECK_EQ(s.cfg.flags, VOFF_PORT_F_UP);
 
+	/* "@NETNS" may close the spec too, after the options. */
+	CHECK_OK(voff_port_spec_parse(&s, "vxlan:42,local=10.0.0.1,"
+					  "remote=10.0.0.2@blue"));
+	CHECK_EQ(s.cfg.kind, VOFF_PORT_VXLAN);
+	CHECK_STR_EQ(s.cfg.netns, "blue");
+	CHECK_OK(voff_port_spec_parse(&s, "tap:t4,gro=on@red"));
+	CHECK_STR_EQ(s.cfg.name, "t4");
+	CHECK_STR_EQ(s.cfg.netns, "red");
+	CHECK(given(&s, "gro", &v));
+	CHECK_EQ(v, 1);
+
 	/* A capture file may hold '@'; only pcap takes a sink. */
 	CHECK_OK(voff_port_spec_parse(&s, "pcap:a@b.pcap,sink=out=1.pcap"));
 	CHECK_EQ(s.cfg.kind, VOFF_PORT_PCAP);
@@ -166,6 +177,10 @@ static void t_refused(void)
 		{ "tap:,gro=on", "no interface name after 'tap:'" },
 		{ "pcap:", "no file name after 'pcap:'" },
 		{ "tap:x@", "no namespace after '@'" },
+		{ "tap:x,gro=on@", "no namespace after '@'" },
+		{ "tap:x@a,gro=on@b", "two namespaces ('@a' and '@b')" },
+		{ "tap:x,gro=on@a/b", "namespace 'a/b' is not a name under "
+				      "/var/run/netns" },
 		{ "tap:@ns", "no interface name after 'tap:'" },
 		{ "tap:x@a/b", "namespace 'a/b' is not a name under "
 			       "/var/run/netns" },
