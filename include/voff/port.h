@@ -249,9 +249,11 @@ struct voff_port_drop {
  * PACKET_VNET_HDR and PACKET_IGNORE_OUTGOING.  MEM: use
  * voff_port_mem_pair() instead (-EINVAL here).
  *
- * TAP/TUN built with liburing move frames in io_uring batches (one
- * io_uring_enter() for up to 8 reads, one for a transmit batch), in order,
- * with the same results as read()/write(); when the kernel refuses
+ * TAP/TUN built with liburing move frames in io_uring batches (a
+ * multishot read that keeps up to 32 packets of the receive pool posted,
+ * or one io_uring_enter() for up to 8 reads on kernels before 6.7; one for
+ * a transmit batch), in order, with the same results as read()/write();
+ * when the kernel refuses
  * io_uring (too old, or kernel.io_uring_disabled) or with
  * VOFF_PORT_F_NO_URING they use one read() or write() per frame
  * (info.io_uring tells which).
@@ -319,8 +321,14 @@ void voff_port_close(struct voff_port *port);
  * and counted, not returned.  Received frames start at VOFF_PKT_HEADROOM
  * or more bytes of headroom.
  *
+ * A TAP/TUN port with a multishot read keeps up to 32 packets of @pool
+ * (a sixteenth of its capacity at most) posted to the kernel between
+ * calls: they come back as frames or when the port is closed, so @pool
+ * must outlive the port.
+ *
  * Return: frames appended (0 when none were ready), -ENOBUFS when @pool
- * ran dry before anything was received, or a negative errno for a port
+ * ran dry before anything was received (call again once packets are back:
+ * the port's descriptor may not tell), or a negative errno for a port
  * that failed (the device went away).
  * Ownership: the caller owns every appended packet.
  */
@@ -348,6 +356,14 @@ int voff_port_tx(struct voff_port *port, struct voff_batch *b);
 
 /**
  * voff_port_fd() - descriptor to wait on for receive readiness
+ *
+ * For a TAP/TUN port that receives through a multishot io_uring read
+ * (info.io_uring, on Linux 6.7 and later) this is an epoll descriptor
+ * watching the device and the ring, not the device itself: frames are
+ * read as they arrive, and the ring tells of those not yet taken.  It
+ * becomes the device's if the kernel refuses the multishot read: ask
+ * again after a receive.
+ *
  * Return: the descriptor (owned by the port), or -1 when the port has none
  * (memory and pcap ports are always ready).
  */

@@ -206,7 +206,7 @@ void voff_port_info(const struct voff_port *port, struct voff_port_info *out)
 
 int voff_port_fd(const struct voff_port *port)
 {
-	return port->fd;
+	return port->ops->wait_fd ? port->ops->wait_fd(port) : port->fd;
 }
 
 unsigned int voff_port_drops(const struct voff_port *port,

@@ -47,6 +47,8 @@ struct voff_port;
  *		dropped for that reason).  Frees nothing: the front end frees
  *		dropped frames, and sent ones unless @keeps_sent
  * @refresh:	read the device's limits again (NULL: nothing to read)
+ * @wait_fd:	the descriptor voff_port_fd() reports, when it is not
+ *		port->fd (NULL: port->fd)
  * @keeps_sent:	the backend keeps the packets it sent (memory rings)
  */
 struct voff_port_ops {
@@ -58,6 +60,7 @@ struct voff_port_ops {
 	int (*tx)(struct voff_port *port, struct voff_pkt **pkts,
 		  unsigned int n, int *res);
 	int (*refresh)(struct voff_port *port);
+	int (*wait_fd)(const struct voff_port *port);
 	bool keeps_sent;
 };
 

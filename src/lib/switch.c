@@ -34,7 +34,7 @@ struct sw_port {
 	char name[64];
 	bool l3;
 	int fd;
-	bool busy;			/* fd-less port delivered last step */
+	bool busy;			/* step again without waiting */
 	bool failed;			/* receive failed: no longer polled */
 	struct voff_feat_dev egress;	/* what the port takes (port.h) */
 	struct voff_limits egress_lim;
@@ -262,6 +262,32 @@ int voff_switch_find(const struct voff_switch *sw, const char *name)
 	return -ENOENT;
 }
 
+/* Wait on @p's descriptor; Return: 0 or -1 with errno set. */
+static int watch(struct voff_switch *sw, struct sw_port *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.u32 = (uint32_t)(p - sw->p);
+	return epoll_ctl(sw->epfd, EPOLL_CTL_ADD, p->fd, &ev);
+}
+
+/*
+ * A port's descriptor may change after a receive (a TAP whose multishot
+ * read the kernel refused goes back to its device's): wait on the new one.
+ * The old one is closed already, which took it out of the epoll set.
+ */
+static void rewatch(struct voff_switch *sw, struct sw_port *p)
+{
+	int fd = voff_port_fd(p->port);
+
+	if (fd == p->fd)
+		return;
+	epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+	p->fd = fd;
+	if (fd >= 0 && watch(sw, p))
+		p->failed = true;
+}
+
 int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 		    const char *name, unsigned int *id)
 {
@@ -285,13 +311,8 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 		return -ENOSPC;
 	memset(p, 0, sizeof(*p));
 	p->fd = voff_port_fd(port);
-	if (p->fd >= 0) {
-		struct epoll_event ev = { .events = EPOLLIN };
-
-		ev.data.u32 = (uint32_t)(p - sw->p);
-		if (epoll_ctl(sw->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0)
-			return -errno;
-	}
+	if (p->fd >= 0 && watch(sw, p))
+		return -errno;
 	p->port = port;
 	memcpy(p->name, name, strlen(name) + 1);
 	p->l3 = info.l3;
@@ -682,11 +703,17 @@ static int step(struct voff_switch *sw)
 			p->failed = true;
 			if (p->fd >= 0)
 				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+		} else if (p->fd >= 0) {
+			rewatch(sw, p);
 		}
 		ingress(sw, i, rx.pkts + first, rx.n - first, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
 			drain_gro(sw, i, now);
-		p->busy = p->fd < 0 && n > 0;
+		/*
+		 * A port that filled its budget likely has more ready: step
+		 * again at once rather than ask epoll (a system call).
+		 */
+		p->busy = n > 0 && (p->fd < 0 || rx.n == VOFF_BATCH_MAX);
 		if (n > 0)
 			total += n;
 	}
