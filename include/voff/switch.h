@@ -81,13 +81,23 @@ struct voff_switch;
  *		VOFF_SWITCH_AGE_NS)
  * @no_propagate: do not set the TAP/TUN devices' gso limits from the
  *		other ports (the "without propagation" case)
+ * @busy_poll_ns: 0 (the default): the loop sleeps as soon as no port has
+ *		a frame ready; else it keeps polling the ports, without
+ *		sleeping, until this long after the last frame it received
+ *		(voff_switch_poll()), so that a frame arriving soon after
+ *		another is seen without a wake-up.  At most
+ *		VOFF_SWITCH_BUSY_POLL_MAX.
  */
 struct voff_switch_config {
 	unsigned int pool_size;
 	unsigned int fdb_size;
 	uint64_t age_ns;
 	bool no_propagate;
+	uint64_t busy_poll_ns;
 };
+
+/* The longest busy-poll window: 10 ms. */
+#define VOFF_SWITCH_BUSY_POLL_MAX (10ull * 1000000ull)
 
 /*
  * VOFF_SWITCH_DROP_MAP(X) - X(ENUM, "counter_name"): why the switch itself
@@ -436,8 +446,8 @@ int voff_switch_fd(const struct voff_switch *sw);
 /**
  * voff_switch_timeout_ns() - how long the loop may sleep, in nanoseconds
  * Return: 0 when a port without descriptor (memory, pcap) delivered in the
- * last step or a GRO flush is due; the time to the next GRO flush deadline
- * (at most one second); else -1 (forever).
+ * last step, a GRO flush is due or the switch is busy-polling; the time
+ * to the next GRO flush deadline (at most one second); else -1 (forever).
  */
 int64_t voff_switch_timeout_ns(const struct voff_switch *sw);
 
@@ -457,6 +467,15 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  *
  * Runs one step over every port: receive one batch each, forward it, flush
  * the GRO flows that are due, send every tx batch.
+ *
+ * With busy-polling on (struct voff_switch_config.busy_poll_ns) and a
+ * frame received less than busy_poll_ns ago, it does not sleep: it runs
+ * steps until one receives a frame or the window since the last frame
+ * closes, and returns (so a caller that also waits on other descriptors
+ * is held up at most busy_poll_ns).  The window is adaptive: a window
+ * that closes without a frame halves the next one (down to a sixteenth),
+ * a frame caught while spinning doubles it back (up to busy_poll_ns), so
+ * traffic that comes too seldom to be caught costs little spinning.
  *
  * Return: frames received in this step (>= 0), or a negative errno from
  * epoll_pwait2() (-EINTR when a signal came).

@@ -75,6 +75,9 @@ struct voff_switch {
 	struct voff_pkt *segs[SEGS_CAP];
 	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
 	struct egress_parse ep;		/* of the frame fan_out() sends */
+	uint64_t busy_poll_ns;		/* the configured window; 0: off */
+	uint64_t spin_ns;		/* the window now (adaptive) */
+	uint64_t last_rx_ns;		/* when a step last received */
 };
 
 static const char *const drop_names[] = {
@@ -202,10 +205,14 @@ int voff_switch_new(struct voff_switch **out,
 		return -EINVAL;
 	if (cfg)
 		c = *cfg;
+	if (c.busy_poll_ns > VOFF_SWITCH_BUSY_POLL_MAX)
+		return -EINVAL;
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
 		return -ENOMEM;
 	sw->propagate = !c.no_propagate;
+	sw->busy_poll_ns = c.busy_poll_ns;
+	sw->spin_ns = c.busy_poll_ns;
 	err = voff_pool_new(&sw->pool, c.pool_size ? c.pool_size : 1024,
 			    VOFF_PKT_SUPER_ROOM);
 	if (err)
@@ -718,7 +725,43 @@ static int step(struct voff_switch *sw)
 			total += n;
 	}
 	flush_all_tx(sw);
+	if (total)
+		sw->last_rx_ns = now;
 	return total;
+}
+
+/* Busy-polling, and the last frame came within the window. */
+static bool spinning(const struct voff_switch *sw, uint64_t now)
+{
+	return sw->busy_poll_ns && sw->last_rx_ns &&
+	       now - sw->last_rx_ns < sw->spin_ns;
+}
+
+/*
+ * Steps without sleeping until one receives or the window closes.  A frame
+ * caught doubles the next window (up to the configured one), a window that
+ * closes empty halves it (down to a sixteenth): traffic that pauses longer
+ * than the window, which spinning cannot catch, soon costs little.
+ */
+static int spin(struct voff_switch *sw)
+{
+	for (;;) {
+		int n = step(sw);
+
+		if (n > 0) {
+			sw->spin_ns = sw->spin_ns * 2 > sw->busy_poll_ns ?
+					      sw->busy_poll_ns :
+					      sw->spin_ns * 2;
+			return n;
+		}
+		if (!spinning(sw, now_ns())) {
+			uint64_t floor = sw->busy_poll_ns / 16 + 1;
+
+			sw->spin_ns = sw->spin_ns / 2 < floor ? floor
+							      : sw->spin_ns / 2;
+			return 0;
+		}
+	}
 }
 
 /* The longest sleep voff_switch_timeout_ns() reports while flows are held. */
@@ -726,8 +769,10 @@ static int step(struct voff_switch *sw)
 
 int64_t voff_switch_timeout_ns(const struct voff_switch *sw)
 {
-	uint64_t first = UINT64_MAX, t, now;
+	uint64_t first = UINT64_MAX, t, now = now_ns();
 
+	if (spinning(sw, now))
+		return 0;
 	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
 		const struct sw_port *p = &sw->p[i];
 
@@ -740,7 +785,6 @@ int64_t voff_switch_timeout_ns(const struct voff_switch *sw)
 	}
 	if (first == UINT64_MAX)
 		return -1;
-	now = now_ns();
 	if (first <= now)
 		return 0;
 	t = first - now;
@@ -762,9 +806,12 @@ int voff_switch_fd(const struct voff_switch *sw)
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
 {
 	struct epoll_event ev[VOFF_SWITCH_MAX_PORTS];
-	int64_t t = voff_switch_timeout_ns(sw);
+	int64_t t;
 	struct timespec ts;
 
+	if (spinning(sw, now_ns()))
+		return spin(sw);
+	t = voff_switch_timeout_ns(sw);
 	/*
 	 * A GRO deadline is kept to the nanosecond (epoll_pwait2()): rounded
 	 * up to a millisecond, a 20 us gro_flush_timeout would hold the tail

@@ -89,7 +89,8 @@ has "switch --port packet:l" lo
 expect "switch --port tap:t0,gro=o" on off
 expect "switch --port tap:t0,gso_max_s" t0,gso_max_size= t0,gso_max_segs=
 expect "switch --port tap:t0,gro=on,n" on,napi=
-has "switch --" --port --ctl --no-propagate --daemon --drop-caps --seccomp
+has "switch --" --port --ctl --no-propagate --daemon --drop-caps --seccomp \
+	--busy-poll
 expect "ctl " fdb features help limits ports server stats
 expect "ctl -j ports " add del
 expect "ctl ports add tu" tun:
