@@ -191,6 +191,13 @@ struct voff_port_info {
  * @tx_bytes:	their bytes (no virtio_net_hdr)
  * @tx_gso:	of those, super-packets
  * @tx_dropped:	frames given to send and dropped (sum over reasons)
+ * @rx_kernel_dropped: frames the kernel dropped on the way to the port,
+ *		before it could read them, so not in @rx_dropped: for a
+ *		packet port its socket's queue overflows (PACKET_STATISTICS),
+ *		for a TAP/TUN port its device's transmit drops (tx_dropped:
+ *		the queue to the port was full); 0 for the other kinds.
+ *		Read from the kernel when asked (a system call or a netlink
+ *		request), counted since the port was opened.
  */
 struct voff_port_stats {
 	uint64_t rx_packets;
@@ -201,6 +208,7 @@ struct voff_port_stats {
 	uint64_t tx_bytes;
 	uint64_t tx_gso;
 	uint64_t tx_dropped;
+	uint64_t rx_kernel_dropped;
 };
 
 /** enum voff_port_dir - direction of a counter */
@@ -314,8 +322,10 @@ void voff_port_close(struct voff_port *port);
  *		super-packet (VOFF_PKT_SUPER_ROOM) for offloading ports
  * @b:		frames are appended here
  *
- * Reads until the port has nothing more ready or @b is full, with as few
- * system calls as the backend allows.  Each frame is validated: its
+ * Reads until the port has nothing more ready or as many frames as @b had
+ * room for were read, refused ones included (so a port flooded with
+ * malformed frames costs a call no more than one sending good ones), with
+ * as few system calls as the backend allows.  Each frame is validated: its
  * virtio_net_hdr is decoded into the packet's offload metadata (csum,
  * gso_type, gso_size, gso_segs, header offsets); a refused frame is freed
  * and counted, not returned.  Received frames start at VOFF_PKT_HEADROOM
@@ -372,7 +382,12 @@ int voff_port_fd(const struct voff_port *port);
 /** voff_port_info() - copy what @port negotiated into @out */
 void voff_port_info(const struct voff_port *port, struct voff_port_info *out);
 
-/** voff_port_stats() - copy @port's counters into @out */
+/**
+ * voff_port_stats() - copy @port's counters into @out
+ *
+ * rx_kernel_dropped is asked of the kernel here (a packet socket's
+ * statistics, a TAP's link counters over netlink): a control-path call.
+ */
 void voff_port_stats(const struct voff_port *port,
 		     struct voff_port_stats *out);
 

@@ -36,13 +36,22 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size; with gro_flush_timeout, gro and rx_budget, the port's
- * settings: voff_switch_set()) which the switch holds the port to as an
- * egress, over what voff_port_egress() reports.  With limit propagation
+ * gro_max_size; with gro_flush_timeout, gro, napi, rx_budget and
+ * rx_backoff, the port's settings: voff_switch_set()) which the switch
+ * holds the port to as an egress, over what voff_port_egress() reports.  With limit propagation
  * on (the default), the gso_max_size and gso_max_segs set on each TAP or
  * TUN device are the minimum of what the *other* ports take, recomputed
  * whenever a port is added or removed or a limit changes: senders behind
  * a TAP then never build a super-packet that must be resegmented.
+ *
+ * Floods: every port is read at most rx_budget frames a step, and a port
+ * whose read was mostly frames its receive validation refused (at least
+ * 16, more than three for each one accepted) is held unread for 100 us,
+ * twice as long after each such read, up to its rx_backoff (8 ms by
+ * default), and let go by the first read that is not: the kernel then
+ * drops most of a malformed flood at the port's own queue, at little cost,
+ * and counts it (struct voff_port_stats.rx_kernel_dropped) instead of the
+ * switch reading and refusing every frame while the other ports wait.
  *
  * Memory: everything is allocated when the switch, a port or a GRO engine
  * is created; the data path never calls malloc.  Context: one thread; the
@@ -69,6 +78,11 @@ struct voff_switch;
 
 /* Most ports one switch holds. */
 #define VOFF_SWITCH_MAX_PORTS 64
+/*
+ * Default rx_backoff: a port whose reads are mostly malformed frames is
+ * read at most every 8 ms while they go on.
+ */
+#define VOFF_SWITCH_RX_BACKOFF_NS (8ull * 1000000ull)
 /* Default MAC aging time (the bridge's ageing_time: 300 s). */
 #define VOFF_SWITCH_AGE_NS (300ull * 1000000000ull)
 
@@ -137,6 +151,8 @@ const char *voff_switch_drop_name(enum voff_switch_drop d);
  *		last turned on)
  * @gro_out:	super-packets it delivered
  * @flooded:	frames from this ingress flooded to every other port
+ * @rx_held:	times this ingress was held unread because a read of it was
+ *		mostly malformed frames (its rx_backoff)
  * @drops:	drops by enum voff_switch_drop, counted at the port that
  *		would have sent the packet (RUNT at the ingress)
  */
@@ -150,6 +166,7 @@ struct voff_switch_stats {
 	uint64_t gro_merged;
 	uint64_t gro_out;
 	uint64_t flooded;
+	uint64_t rx_held;
 	uint64_t drops[VOFF_SWITCH_DROP__COUNT];
 };
 
@@ -164,6 +181,8 @@ struct voff_switch_stats {
  * @gro:	GRO runs on this ingress
  * @gro_flush_timeout_ns: its gro_flush_timeout (0: flush every step)
  * @rx_budget:	the most frames one step reads from the port
+ * @rx_backoff_ns: the longest the port is held unread while its reads are
+ *		mostly malformed (0: never)
  * @failed:	receiving failed (the device went away): the port is no
  *		longer polled; remove it with voff_switch_del()
  */
@@ -177,6 +196,7 @@ struct voff_switch_port_info {
 	bool gro;
 	uint64_t gro_flush_timeout_ns;
 	unsigned int rx_budget;
+	uint64_t rx_backoff_ns;
 	bool failed;
 };
 

@@ -189,6 +189,68 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 	return 0;
 }
 
+struct stats_req {
+	struct voff_link_stats *out;
+	unsigned int ifindex;
+	bool found;
+};
+
+static int stats_attr(const struct nlattr *a, void *data)
+{
+	struct stats_req *req = data;
+	struct rtnl_link_stats64 st;
+
+	if (mnl_attr_get_type(a) != IFLA_STATS64)
+		return MNL_CB_OK;
+	if (mnl_attr_get_payload_len(a) < sizeof(st))
+		return MNL_CB_ERROR;
+	memcpy(&st, mnl_attr_get_payload(a), sizeof(st));
+	req->out->rx_packets = st.rx_packets;
+	req->out->tx_packets = st.tx_packets;
+	req->out->rx_dropped = st.rx_dropped;
+	req->out->tx_dropped = st.tx_dropped;
+	req->found = true;
+	return MNL_CB_OK;
+}
+
+static int stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct stats_req *req = data;
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	req->ifindex = (unsigned int)ifi->ifi_index;
+	return mnl_attr_parse(nlh, sizeof(*ifi), stats_attr, req);
+}
+
+int voff_netlink_get_stats(const char *netns, const char *ifname,
+			   struct voff_link_stats *out)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct voff_link_stats st = { 0 };
+	struct stats_req req = { .out = &st };
+	struct mnl_socket *nl;
+	int err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = nl_open(netns, &nl);
+	if (err)
+		return err;
+	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
+		      stats_cb, &req);
+	mnl_socket_close(nl);
+	if (err)
+		return err;
+	if (!req.ifindex)
+		return -ENODEV;
+	if (!req.found)
+		return -ENODATA;
+	*out = st;
+	return 0;
+}
+
 int voff_netlink_set_limits(const char *netns, const char *ifname,
 			    const struct voff_limits *lim)
 {

@@ -197,6 +197,8 @@ void voff_port_stats(const struct voff_port *port,
 		     struct voff_port_stats *out)
 {
 	*out = port->stats;
+	if (port->ops->kernel_drops)
+		out->rx_kernel_dropped = port->ops->kernel_drops(port);
 }
 
 void voff_port_info(const struct voff_port *port, struct voff_port_info *out)

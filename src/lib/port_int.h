@@ -49,6 +49,9 @@ struct voff_port;
  * @refresh:	read the device's limits again (NULL: nothing to read)
  * @wait_fd:	the descriptor voff_port_fd() reports, when it is not
  *		port->fd (NULL: port->fd)
+ * @kernel_drops: frames the kernel dropped before the port read them,
+ *		since open (struct voff_port_stats.rx_kernel_dropped; NULL:
+ *		none to read)
  * @keeps_sent:	the backend keeps the packets it sent (memory rings)
  */
 struct voff_port_ops {
@@ -61,6 +64,7 @@ struct voff_port_ops {
 		  unsigned int n, int *res);
 	int (*refresh)(struct voff_port *port);
 	int (*wait_fd)(const struct voff_port *port);
+	uint64_t (*kernel_drops)(const struct voff_port *port);
 	bool keeps_sent;
 };
 
@@ -90,6 +94,7 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  * @created:	TAP/TUN: voff created the device (it vanishes on close)
  * @vnet_rx:	how headers read from the port look (decode)
  * @vnet_tx:	how headers written to the port look (encode)
+ * @kdrop_base:	TAP/TUN: the device's tx_dropped when the port opened
  * @priv:	backend state (allocated by open, freed by close)
  */
 struct voff_port {
@@ -102,6 +107,7 @@ struct voff_port {
 	bool created;
 	struct voff_vnet_cfg vnet_rx;
 	struct voff_vnet_cfg vnet_tx;
+	uint64_t kdrop_base;
 	void *priv;
 };
 

@@ -62,6 +62,7 @@
 #define AUX_SPACE CMSG_SPACE(sizeof(struct tpacket_auxdata))
 
 struct packet_priv {
+	uint64_t kdrops;	/* PACKET_STATISTICS drops read so far */
 	struct mmsghdr msg[VOFF_BATCH_MAX];
 	struct iovec iov[VOFF_BATCH_MAX];
 	struct voff_pkt *pkt[VOFF_BATCH_MAX];
@@ -170,6 +171,22 @@ static void packet_close(struct voff_port *port)
 	free(port->priv);
 }
 
+/*
+ * The socket's queue overflows since open: PACKET_STATISTICS counts them
+ * since it was last read, so they are added up here.
+ */
+static uint64_t packet_kernel_drops(const struct voff_port *port)
+{
+	struct packet_priv *pp = port->priv;
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+
+	if (port->fd >= 0 &&
+	    !getsockopt(port->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
+		pp->kdrops += st.tp_drops;
+	return pp->kdrops;
+}
+
 static int packet_refresh(struct voff_port *port)
 {
 	return voff_netlink_get_limits(port->netns, port->info.name, NULL,
@@ -244,10 +261,11 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 {
 	struct packet_priv *pp = port->priv;
 	uint32_t hs = port->info.vnet_hdr_len;
-	unsigned int got = 0;
+	/* Refused frames count: a malformed flood reads no deeper. */
+	unsigned int got = 0, left = voff_batch_space(b);
 
-	while (voff_batch_space(b)) {
-		unsigned int k = arm(port, pool, voff_batch_space(b));
+	while (left) {
+		unsigned int k = arm(port, pool, left);
 		int r;
 
 		if (!k)
@@ -262,6 +280,7 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 			/* A frame the kernel could not describe is gone. */
 			if (err == -EINVAL) {
 				voff__port_count_drop(port, VOFF_PORT_RX, err);
+				left--;
 				continue;
 			}
 			if (err == -EINTR)
@@ -291,6 +310,7 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 				got++;
 		}
 		voff_pkt_free_bulk(pp->pkt + r, k - (unsigned int)r);
+		left -= (unsigned int)r;
 		if ((unsigned int)r < k)
 			break;	/* the socket is empty */
 	}
@@ -337,4 +357,5 @@ const struct voff_port_ops voff__port_packet_ops = {
 	.rx = packet_rx,
 	.tx = packet_tx,
 	.refresh = packet_refresh,
+	.kernel_drops = packet_kernel_drops,
 };

@@ -429,6 +429,26 @@ static void ring_on(struct voff_port *port)
 }
 #endif
 
+/* The device's tx_dropped: frames the kernel had for the port and lost. */
+static int dev_tx_dropped(const struct voff_port *port, uint64_t *n)
+{
+	struct voff_link_stats st;
+	int err = voff_netlink_get_stats(port->netns, port->info.name, &st);
+
+	if (!err)
+		*n = st.tx_dropped;
+	return err;
+}
+
+static uint64_t tap_kernel_drops(const struct voff_port *port)
+{
+	uint64_t n = 0;
+
+	if (dev_tx_dropped(port, &n) || n < port->kdrop_base)
+		return 0;
+	return n - port->kdrop_base;
+}
+
 static int tap_refresh(struct voff_port *port)
 {
 	return voff_netlink_get_limits(port->netns, port->info.name,
@@ -512,6 +532,9 @@ static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 		if (err)
 			return err;
 	}
+	/* An attached device may have dropped frames before: not ours. */
+	if (dev_tx_dropped(port, &port->kdrop_base))
+		port->kdrop_base = 0;
 	return tap_refresh(port);
 }
 
@@ -600,13 +623,16 @@ static int rx_buf(struct voff_port *port, struct voff_pool *pool,
 	return 0;
 }
 
-/* Read until the device is empty or the batch is full: one frame a read. */
+/*
+ * Read until the device is empty or @*left frames were read (appended or
+ * refused): one frame a read.
+ */
 static int rx_plain(struct voff_port *port, struct voff_pool *pool,
-		    struct voff_batch *b)
+		    struct voff_batch *b, unsigned int *left)
 {
 	unsigned int got = 0;
 
-	while (voff_batch_space(b)) {
+	while (*left) {
 		struct voff_pkt *pkt;
 		uint8_t *d;
 		size_t cap;
@@ -620,6 +646,7 @@ static int rx_plain(struct voff_port *port, struct voff_pool *pool,
 			voff_pkt_free(pkt);
 			break;
 		}
+		(*left)--;
 		r = rx_one(port, pkt, n < 0 ? -errno : n, cap, b);
 		if (r < 0)
 			return got ? (int)got : r;
@@ -631,25 +658,25 @@ static int rx_plain(struct voff_port *port, struct voff_pool *pool,
 #ifdef VOFF_HAVE_URING
 /*
  * Rounds of URING_RX reads in one submission each, until a read finds the
- * device empty or the batch is full.  Return: frames appended, -ENOBUFS,
- * or -errno; 1 in @*broken when the ring itself failed (nothing was read
- * in that round: the caller goes on with read()).
+ * device empty or @*left frames were read.  Return: frames appended,
+ * -ENOBUFS, or -errno; 1 in @*broken when the ring itself failed (nothing
+ * was read in that round: the caller goes on with read()).
  */
 static int rx_ring(struct voff_port *port, struct voff_pool *pool,
-		   struct voff_batch *b, bool *broken)
+		   struct voff_batch *b, unsigned int *left, bool *broken)
 {
 	struct tap_uring *tu = port->priv;
 	struct io_uring *ring = &tu->tx;
 	unsigned int got = 0;
 	bool more = true;
 
-	while (more && voff_batch_space(b)) {
+	while (more && *left) {
 		struct voff_pkt *pkt[URING_RX];
 		size_t cap[URING_RX];
 		int res[URING_RX], err = 0;
 		unsigned int n = 0;
 
-		while (n < URING_RX && n < voff_batch_space(b)) {
+		while (n < URING_RX && n < *left) {
 			struct io_uring_sqe *sqe;
 			uint8_t *d;
 
@@ -683,6 +710,8 @@ static int rx_ring(struct voff_port *port, struct voff_pool *pool,
 
 			if (res[i] <= 0)
 				more = false;
+			else
+				(*left)--;
 			if (r < 0 && !err)
 				err = r;
 			got += r > 0 ? 1u : 0u;
@@ -759,13 +788,14 @@ static bool mshot_pending(const struct tap_uring *tu)
 }
 
 /*
- * Take the completed reads into @b, as many as it has room for.  Return:
- * frames appended; in @*err the error of a failed device; in @*refused
- * the error the kernel refused the read with (-EINVAL, -EOPNOTSUPP: no
- * multishot read on this device).
+ * Take the completed reads into @b, @*left frames at most (appended or
+ * refused).  Return: frames appended; in @*err the error of a failed
+ * device; in @*refused the error the kernel refused the read with
+ * (-EINVAL, -EOPNOTSUPP: no multishot read on this device).
  */
 static unsigned int mshot_reap(struct voff_port *port, struct tap_uring *tu,
-			       struct voff_batch *b, int *err, int *refused)
+			       struct voff_batch *b, unsigned int *left,
+			       int *err, int *refused)
 {
 	uint32_t hs = port->info.vnet_hdr_len;
 	struct io_uring_cqe *cqe;
@@ -774,7 +804,7 @@ static unsigned int mshot_reap(struct voff_port *port, struct tap_uring *tu,
 	/* Reads the device made ready but that have not run: run them. */
 	if (!io_uring_cq_ready(&tu->rx) && mshot_pending(tu))
 		io_uring_get_events(&tu->rx);
-	while (voff_batch_space(b) && !io_uring_peek_cqe(&tu->rx, &cqe)) {
+	while (*left && !io_uring_peek_cqe(&tu->rx, &cqe)) {
 		unsigned int bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
 		unsigned int flags = cqe->flags;
 		int res = cqe->res;
@@ -794,6 +824,7 @@ static unsigned int mshot_reap(struct voff_port *port, struct tap_uring *tu,
 
 			tu->posted[bid] = NULL;
 			tu->n_posted--;
+			(*left)--;
 			r = rx_one(port, pkt, res, cap, b);
 			if (r < 0 && !*err)
 				*err = r;
@@ -810,25 +841,25 @@ static unsigned int mshot_reap(struct voff_port *port, struct tap_uring *tu,
 
 /*
  * Receive through the multishot read: reap, refill, and arm again when
- * the read ended, until the batch is full or the read waits for the
- * device.  Return: frames appended, -ENOBUFS, or -errno; @*broken when
+ * the read ended, until @*left frames were taken or the read waits for
+ * the device.  Return: frames appended, -ENOBUFS, or -errno; @*broken when
  * the kernel refused the read (the caller falls back to RWF_NOWAIT reads).
  */
 static int rx_mshot(struct voff_port *port, struct voff_pool *pool,
-		    struct voff_batch *b, bool *broken)
+		    struct voff_batch *b, unsigned int *left, bool *broken)
 {
 	struct tap_uring *tu = port->priv;
 	unsigned int got = 0;
 	int err = 0, refused = 0;
 
 	for (;;) {
-		got += mshot_reap(port, tu, b, &err, &refused);
+		got += mshot_reap(port, tu, b, left, &err, &refused);
 		if (refused) {
 			*broken = true;
 			return (int)got;
 		}
 		mshot_refill(port, tu, pool);
-		if (err || !voff_batch_space(b) ||
+		if (err || !*left ||
 		    (tu->armed && !mshot_pending(tu)))
 			break;
 		if (tu->armed)
@@ -856,16 +887,22 @@ static int tap_wait_fd(const struct voff_port *port)
 	return port->fd;
 }
 
+/*
+ * At most as many frames are read as @b has room for, refused ones
+ * included: a device flooded with frames the validation refuses costs a
+ * call no more than one full of good frames.
+ */
 static int tap_rx(struct voff_port *port, struct voff_pool *pool,
 		  struct voff_batch *b)
 {
+	unsigned int left = voff_batch_space(b);
 #ifdef VOFF_HAVE_URING
 	struct tap_uring *tu = port->priv;
 
 	/* A pool too small to post from reads with RWF_NOWAIT instead. */
 	if (tu && tu->br && (tu->armed || tu->n_posted || mshot_target(pool))) {
 		bool broken = false;
-		int n = rx_mshot(port, pool, b, &broken);
+		int n = rx_mshot(port, pool, b, &left, &broken);
 
 		if (!broken)
 			return n;
@@ -875,7 +912,7 @@ static int tap_rx(struct voff_port *port, struct voff_pool *pool,
 	}
 	if (tu) {
 		bool broken = false;
-		int n = rx_ring(port, pool, b, &broken);
+		int n = rx_ring(port, pool, b, &left, &broken);
 
 		if (!broken)
 			return n;
@@ -884,7 +921,7 @@ static int tap_rx(struct voff_port *port, struct voff_pool *pool,
 			return n;
 	}
 #endif
-	return rx_plain(port, pool, b);
+	return rx_plain(port, pool, b, &left);
 }
 
 /*
@@ -980,6 +1017,7 @@ const struct voff_port_ops voff__port_tap_ops = {
 	.tx = tap_tx,
 	.refresh = tap_refresh,
 	.wait_fd = tap_wait_fd,
+	.kernel_drops = tap_kernel_drops,
 };
 
 const struct voff_port_ops voff__port_tun_ops = {
@@ -990,4 +1028,5 @@ const struct voff_port_ops voff__port_tun_ops = {
 	.tx = tap_tx,
 	.refresh = tap_refresh,
 	.wait_fd = tap_wait_fd,
+	.kernel_drops = tap_kernel_drops,
 };

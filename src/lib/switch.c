@@ -26,6 +26,16 @@
 /* Outputs of one segmentation: a 64 KiB packet cut at the smallest MSS. */
 #define SEGS_CAP 1024
 
+/*
+ * A read of at least POLICE_MIN refused frames, more than POLICE_RATIO of
+ * them for each one accepted, is "mostly malformed"; the port is then held
+ * for POLICE_FIRST_NS, twice that after another such read, up to its
+ * rx_backoff.
+ */
+#define POLICE_MIN 16
+#define POLICE_RATIO 3
+#define POLICE_FIRST_NS 100000ull
+
 /* Toggleable features of a switch port: the always-on set, GSO, GRO. */
 #define PORT_HW (VOFF_F_MACVLAN_ALWAYS_ON | VOFF_F_GSO | VOFF_F_GRO)
 
@@ -46,6 +56,9 @@ struct sw_port {
 	struct voff_gro *gro;
 	uint64_t gro_timeout_ns;
 	unsigned int rx_budget;		/* frames a step reads at most */
+	uint64_t backoff_max_ns;	/* rx_backoff; 0: never held */
+	uint64_t hold_ns;		/* the hold now; 0: not held */
+	uint64_t hold_until;		/* not read before (when held) */
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
 	struct voff_batch tx;		/* checked, headers pushed (port.c) */
@@ -330,6 +343,7 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 	voff_limits_init(&p->lim);
 	update_lim(p);
 	p->rx_budget = VOFF_BATCH_MAX;
+	p->backoff_max_ns = VOFF_SWITCH_RX_BACKOFF_NS;
 	p->busy = p->fd < 0;
 	if (id)
 		*id = (unsigned int)(p - sw->p);
@@ -389,6 +403,7 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->gro = p->gro != NULL;
 	out->gro_flush_timeout_ns = p->gro_timeout_ns;
 	out->rx_budget = p->rx_budget;
+	out->rx_backoff_ns = p->backoff_max_ns;
 	out->failed = p->failed;
 	return 0;
 }
@@ -681,48 +696,104 @@ static void flush_all_tx(struct voff_switch *sw)
 			flush_tx(&sw->p[i]);
 }
 
+/*
+ * Stop or start waiting on a held port's descriptor: a level-triggered
+ * epoll would report a port whose frames are left unread at every wait.
+ */
+static void hold_fd(struct voff_switch *sw, struct sw_port *p, bool held)
+{
+	struct epoll_event ev = { .events = held ? 0 : EPOLLIN };
+
+	ev.data.u32 = (uint32_t)(p - sw->p);
+	if (p->fd >= 0)
+		epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev);
+}
+
+/*
+ * Police a port by what its last read held: @good frames taken, @bad
+ * refused by its receive validation.  Mostly malformed: hold it, longer
+ * each time, so that the kernel drops what floods it at its own queue
+ * (counted in rx_kernel_dropped) instead of the switch reading and
+ * refusing it frame by frame; a read that is not lets it go at once.
+ */
+static void police(struct voff_switch *sw, struct sw_port *p,
+		   uint64_t good, uint64_t bad, uint64_t now)
+{
+	if (!p->backoff_max_ns || bad < POLICE_MIN ||
+	    bad <= POLICE_RATIO * good) {
+		p->hold_ns = 0;
+		return;
+	}
+	p->hold_ns = p->hold_ns ? p->hold_ns * 2 : POLICE_FIRST_NS;
+	if (p->hold_ns > p->backoff_max_ns)
+		p->hold_ns = p->backoff_max_ns;
+	p->hold_until = now + p->hold_ns;
+	p->st.rx_held++;
+	hold_fd(sw, p, true);
+}
+
+/*
+ * Read one batch of port @id (at most its rx_budget frames) and forward
+ * it.  Return: frames received, or a negative errno.
+ */
+static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
+{
+	struct sw_port *p = &sw->p[id];
+	uint64_t bad = p->port->stats.rx_dropped;
+	struct voff_batch rx;
+	unsigned int first;
+	int n;
+
+	/*
+	 * voff_port_rx() reads into the batch's free room: starting the
+	 * batch rx_budget slots short of full bounds the read.
+	 */
+	voff_batch_init(&rx);
+	first = VOFF_BATCH_MAX - p->rx_budget;
+	rx.n = first;
+	n = voff_port_rx(p->port, sw->pool, &rx);
+	if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
+		/*
+		 * The device went away: stop waiting on it, or a hung-up
+		 * descriptor would spin the loop.
+		 */
+		p->failed = true;
+		if (p->fd >= 0)
+			epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+	} else if (p->fd >= 0) {
+		rewatch(sw, p);
+	}
+	ingress(sw, id, rx.pkts + first, rx.n - first, now);
+	police(sw, p, rx.n - first, p->port->stats.rx_dropped - bad, now);
+	/*
+	 * A port that filled its budget likely has more ready: step again
+	 * at once rather than ask epoll (a system call).
+	 */
+	p->busy = !p->hold_ns && n > 0 &&
+		  (p->fd < 0 || rx.n == VOFF_BATCH_MAX);
+	return n;
+}
+
 static int step(struct voff_switch *sw)
 {
 	uint64_t now = now_ns();
-	struct voff_batch rx;
 	int total = 0;
 
 	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
 		struct sw_port *p = &sw->p[i];
-		unsigned int first;
-		int n;
 
 		if (!p->port || p->failed)
 			continue;
-		/*
-		 * voff_port_rx() reads into the batch's free room: starting
-		 * the batch rx_budget slots short of full bounds the read.
-		 */
-		voff_batch_init(&rx);
-		first = VOFF_BATCH_MAX - p->rx_budget;
-		rx.n = first;
-		n = voff_port_rx(p->port, sw->pool, &rx);
-		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
-			/*
-			 * The device went away: stop waiting on it, or a
-			 * hung-up descriptor would spin the loop.
-			 */
-			p->failed = true;
-			if (p->fd >= 0)
-				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
-		} else if (p->fd >= 0) {
-			rewatch(sw, p);
+		if (p->hold_ns && now >= p->hold_until)
+			hold_fd(sw, p, false);
+		if (!p->hold_ns || now >= p->hold_until) {
+			int n = read_port(sw, i, now);
+
+			if (n > 0)
+				total += n;
 		}
-		ingress(sw, i, rx.pkts + first, rx.n - first, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
 			drain_gro(sw, i, now);
-		/*
-		 * A port that filled its budget likely has more ready: step
-		 * again at once rather than ask epoll (a system call).
-		 */
-		p->busy = n > 0 && (p->fd < 0 || rx.n == VOFF_BATCH_MAX);
-		if (n > 0)
-			total += n;
 	}
 	flush_all_tx(sw);
 	if (total)
@@ -782,6 +853,8 @@ int64_t voff_switch_timeout_ns(const struct voff_switch *sw)
 			return 0;
 		if (p->gro && voff_gro_next_deadline(p->gro, &t) && t < first)
 			first = t;
+		if (p->hold_ns && !p->failed && p->hold_until < first)
+			first = p->hold_until;
 	}
 	if (first == UINT64_MAX)
 		return -1;
@@ -926,6 +999,21 @@ int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
 	if (!p)
 		return -ENOENT;
 	p->rx_budget = frames;
+	return 0;
+}
+
+int voff__switch_set_rx_backoff(struct voff_switch *sw, unsigned int id,
+				uint64_t ns)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	p->backoff_max_ns = ns;
+	if (p->hold_ns && p->hold_ns > ns) {
+		/* Read it at the next step: a shorter hold, or none. */
+		p->hold_until = 0;
+	}
 	return 0;
 }
 

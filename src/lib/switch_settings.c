@@ -104,6 +104,20 @@ static int set_rx_budget(const struct setting *s, struct voff_switch *sw,
 	return voff__switch_set_rx_budget(sw, id, (unsigned int)v);
 }
 
+static int set_rx_backoff(const struct setting *s, struct voff_switch *sw,
+			  unsigned int id, uint64_t v)
+{
+	(void)s;
+	return voff__switch_set_rx_backoff(sw, id, v * 1000);
+}
+
+static uint64_t get_rx_backoff(const struct setting *s,
+			       const struct voff_switch_port_info *pi)
+{
+	(void)s;
+	return pi->rx_backoff_ns / 1000;
+}
+
 static uint64_t get_rx_budget(const struct setting *s,
 			      const struct voff_switch_port_info *pi)
 {
@@ -162,6 +176,10 @@ static const struct setting table[] = {
 	    "most frames read from the port in one step", RUNTIME,
 	    ALL_KINDS },
 	  0, set_rx_budget, get_rx_budget, NULL },
+	{ { "rx_backoff", NUMBER, 0, 1000000, VOFF_SWITCH_RX_BACKOFF_NS / 1000,
+	    "us", "longest the port is left unread while what it receives is "
+	    "mostly malformed (0: never)", RUNTIME, ALL_KINDS },
+	  0, set_rx_backoff, get_rx_backoff, NULL },
 };
 
 #define COUNT (sizeof(table) / sizeof(table[0]))

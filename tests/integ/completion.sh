@@ -95,7 +95,7 @@ expect "ctl " fdb features help limits ports server stats
 expect "ctl -j ports " add del
 expect "ctl ports add tu" tun:
 expect "ctl -j limits t0 " gso_max_size gso_max_segs gro_max_size \
-	gro_flush_timeout gro rx_budget
+	gro_flush_timeout gro rx_budget rx_backoff
 expect "ctl limits t0 gro_max_size 1 gso_max_se" gso_max_segs
 expect "ctl limits t0 gro_max_size "
 expect "ctl features t0 tx-tcp-e" tx-tcp-ecn-segmentation
