@@ -44,6 +44,11 @@
  * whenever a port is added or removed or a limit changes: senders behind
  * a TAP then never build a super-packet that must be resegmented.
  *
+ * Parsing: a frame is parsed where a decision needs it (docs/switch.md):
+ * the switch's ports do not parse, on receive, a frame whose header claims
+ * no offload (struct voff_vnet_cfg.plain_unparsed), since nothing in the
+ * switch reads its header offsets.
+ *
  * Floods: every port is read at most rx_budget frames a step, and a port
  * whose read was mostly frames its receive validation refused (at least
  * 16, more than three for each one accepted) is held unread for 100 us,

@@ -243,6 +243,11 @@ enum voff_vnet_dir {
  *		TUN_F_UDP_TUNNEL_GSO); needs @hdr_size 24
  * @max_segs:	largest gso_segs accepted (a device's gso_max_segs); 0
  *		means VOFF_VNET_GSO_MAX_SEGS
+ * @plain_unparsed: decode does not parse a frame whose header claims no
+ *		offload (it has nothing to check against it): such a frame's
+ *		header offsets are left VOFF_OFF_NONE, for a caller that
+ *		reads none of them (a switch port); false (the default):
+ *		decode sets the offsets of every frame that parses
  *
  * Zero-initialised it is a little-endian, 10-byte, L2, transmit channel.
  */
@@ -253,6 +258,7 @@ struct voff_vnet_cfg {
 	uint8_t dir;
 	bool tunnel;
 	uint16_t max_segs;
+	bool plain_unparsed;
 };
 
 /**
@@ -307,7 +313,9 @@ int voff_vnet_hdr_write(const struct voff_vnet_cfg *cfg,
  *
  * On success @pkt's header offsets are set from voff_parse() (left
  * VOFF_OFF_NONE when the header claims no offload and the frame does not
- * parse: the kernel passes any bytes on then), and its offload metadata
+ * parse: the kernel passes any bytes on then; or, with
+ * @cfg->plain_unparsed, whenever the header claims no offload), and its
+ * offload metadata
  * from the header: csum (PARTIAL with csum_start/offset, VALID for
  * DATA_VALID on a receive channel, else NONE), gso_type (VOFF_GSO_* bits),
  * gso_size, gso_segs (computed exactly) and hdr_len (the parsed header

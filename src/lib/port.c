@@ -659,6 +659,11 @@ void voff__port_vnet_init(struct voff_port *port)
 			   &port->info.features);
 }
 
+void voff__port_rx_offsets(struct voff_port *port, bool plain)
+{
+	port->vnet_rx.plain_unparsed = !plain;
+}
+
 int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt)
 {
 	return voff_vnet_pkt_pull(&port->vnet_rx, pkt);

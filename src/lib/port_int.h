@@ -188,6 +188,14 @@ int voff__port_tx_send(struct voff_port *port, struct voff_batch *b);
 void voff__port_vnet_init(struct voff_port *port);
 
 /**
+ * voff__port_rx_offsets() - whether receive sets the header offsets of a
+ * frame whose header claims no offload (@plain true, as at open), or
+ * leaves them VOFF_OFF_NONE and does not parse it (for the switch, which
+ * reads no offsets of such frames: struct voff_vnet_cfg.plain_unparsed)
+ */
+void voff__port_rx_offsets(struct voff_port *port, bool plain);
+
+/**
  * voff__port_vnet_pull() - decode and strip the header in front of @pkt
  * Return: 0, or the negative reason the frame is refused (@pkt unchanged).
  */

@@ -334,6 +334,8 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 	if (p->fd >= 0 && watch(sw, p))
 		return -errno;
 	p->port = port;
+	/* Nothing here reads the offsets of a frame without offloads. */
+	voff__port_rx_offsets(port, false);
 	memcpy(p->name, name, strlen(name) + 1);
 	p->l3 = info.l3;
 	voff_port_egress(port, &p->egress, &p->egress_lim);

@@ -635,12 +635,15 @@ static int check(const struct voff_vnet_cfg *cfg, const struct voff_vnet_hdr *h,
 /*
  * Set @pkt from @v, and its header offsets from the frame's parse (made
  * here when check() did not need it: decode promises the offsets of every
- * frame that parses).
+ * frame that parses, unless @cfg->plain_unparsed).
  */
-static void apply(const struct verdict *v, struct frame *f,
-		  struct voff_pkt *pkt)
+static void apply(const struct voff_vnet_cfg *cfg, const struct verdict *v,
+		  struct frame *f, struct voff_pkt *pkt)
 {
-	voff_pkt_set_offsets(pkt, frame_parse(f) ? NULL : f->p);
+	if (cfg->plain_unparsed && f->err == NOT_PARSED)
+		voff_pkt_set_offsets(pkt, NULL);
+	else
+		voff_pkt_set_offsets(pkt, frame_parse(f) ? NULL : f->p);
 	pkt->csum = v->csum;
 	pkt->csum_start = v->csum_start;
 	pkt->csum_offset = v->csum_offset;
@@ -667,7 +670,7 @@ int voff_vnet_decode(const struct voff_vnet_cfg *cfg, const void *hdr,
 	err = check(cfg, &h, &f, &v);
 	if (err)
 		return err;
-	apply(&v, &f, pkt);
+	apply(cfg, &v, &f, pkt);
 	return 0;
 }
 
@@ -687,7 +690,7 @@ int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 	if (err)
 		return err;
 	voff_pkt_pull(pkt, cfg->hdr_size);
-	apply(&v, &f, pkt);
+	apply(cfg, &v, &f, pkt);
 	return 0;
 }
 

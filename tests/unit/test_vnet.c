@@ -314,6 +314,33 @@ static void t_plain_garbage_frame(void)
 	CHECK_EQ(pkt.csum, VOFF_CSUM_NONE);
 }
 
+/*
+ * plain_unparsed: a frame that claims no offload is not parsed, its
+ * offsets stay unset; one that claims an offload is parsed and checked as
+ * ever, and gets its offsets.
+ */
+static void t_plain_unparsed(void)
+{
+	struct voff_vnet_cfg c = tap;
+	struct voff_pkt pkt;
+	size_t len = mk(true, V4, TCP, 100);
+
+	c.plain_unparsed = true;
+	CHECK_OK(dec(&c, HP(0, 0, 0, 0, 0, 0), len, &pkt));
+	CHECK_EQ(pkt.csum, VOFF_CSUM_NONE);
+	CHECK_EQ(pkt.l2_off, VOFF_OFF_NONE);
+	CHECK_EQ(pkt.l3_off, VOFF_OFF_NONE);
+	CHECK_EQ(pkt.payload_off, VOFF_OFF_NONE);
+	CHECK_OK(dec(&c, &(struct voff_vnet_hdr){ .flags = 1,
+		     .csum_start = 34, .csum_offset = 16 }, len, &pkt));
+	CHECK_EQ(pkt.csum, VOFF_CSUM_PARTIAL);
+	CHECK_EQ(pkt.l3_off, 14);
+	CHECK_EQ(pkt.l4_off, 34);
+	/* Still checked against the frame: a bad csum_offset is refused. */
+	CHECK_ERR(verdict(&c, H(1, 0, 0, 0, 34, 6), len),
+		  VOFF_E_VNET_CSUM_OFFSET);
+}
+
 static void t_csum_partial_tcp4(void)
 {
 	struct voff_pkt pkt;
@@ -1589,6 +1616,7 @@ CHECK_MAIN(CHECK_TEST(t_wire_layout), CHECK_TEST(t_round_trip_le),
 	   CHECK_TEST(t_round_trip_be), CHECK_TEST(t_round_trip_native),
 	   CHECK_TEST(t_codec_sizes), CHECK_TEST(t_cfg_check),
 	   CHECK_TEST(t_plain_no_offload), CHECK_TEST(t_plain_garbage_frame),
+	   CHECK_TEST(t_plain_unparsed),
 	   CHECK_TEST(t_csum_partial_tcp4), CHECK_TEST(t_csum_partial_udp6),
 	   CHECK_TEST(t_tso4_accepted), CHECK_TEST(t_tso6_accepted),
 	   CHECK_TEST(t_uso_accepted), CHECK_TEST(t_gso_fits_one_segment),
