@@ -349,6 +349,27 @@ int voff_vnet_decode(const struct voff_vnet_cfg *cfg, const void *hdr,
 int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt);
 
 /**
+ * voff_vnet_pkt_pull_parsed() - voff_vnet_pkt_pull(), handing out the
+ * parse it made
+ * @cfg:	the channel
+ * @pkt:	as voff_vnet_pkt_pull()
+ * @p:		room for the parse of the frame (after the header), or NULL
+ *
+ * For a receive path that will need the frame's parse again (a switch
+ * deciding how the frame leaves): decode parses a frame that claims an
+ * offload, and one that claims none unless @cfg->plain_unparsed, and that
+ * parse lands in @p instead of being thrown away.
+ *
+ * Return: 1 when @p holds a successful voff_parse() of @pkt's data as it
+ * is on return; 0 when no parse was made or it failed (a plain frame that
+ * does not parse), or @p is NULL; else the negative error of
+ * voff_vnet_pkt_pull() (@pkt untouched, @p's content unspecified).
+ * Ownership: borrows @pkt.
+ */
+int voff_vnet_pkt_pull_parsed(const struct voff_vnet_cfg *cfg,
+			      struct voff_pkt *pkt, struct voff_parsed *p);
+
+/**
  * voff_vnet_encode() - build the header for a packet's offload metadata
  * @cfg:	the channel
  * @pkt:	the packet (its data starts at the Ethernet or IP header, as

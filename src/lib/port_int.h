@@ -95,6 +95,12 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  * @vnet_rx:	how headers read from the port look (decode)
  * @vnet_tx:	how headers written to the port look (encode)
  * @kdrop_base:	TAP/TUN: the device's tx_dropped when the port opened
+ * @rx_parsed:	during a receive call of a caller that wants them
+ *		(voff__port_rx_keep_parses()), room for VOFF_BATCH_MAX
+ *		parses: the frame appended at batch slot i leaves its
+ *		validator's parse at @rx_parsed[i]; else NULL
+ * @rx_parsed_ok: bit i set when @rx_parsed[i] holds the parse of the frame
+ *		at slot i as it is in the batch
  * @priv:	backend state (allocated by open, freed by close)
  */
 struct voff_port {
@@ -108,6 +114,8 @@ struct voff_port {
 	struct voff_vnet_cfg vnet_rx;
 	struct voff_vnet_cfg vnet_tx;
 	uint64_t kdrop_base;
+	struct voff_parsed *rx_parsed;
+	uint64_t rx_parsed_ok;
 	void *priv;
 };
 
@@ -194,6 +202,14 @@ void voff__port_vnet_init(struct voff_port *port);
  * reads no offsets of such frames: struct voff_vnet_cfg.plain_unparsed)
  */
 void voff__port_rx_offsets(struct voff_port *port, bool plain);
+
+/**
+ * voff__port_rx_keep_parses() - keep the validator's parses of the frames
+ * the next receive calls append (@room: VOFF_BATCH_MAX parses, indexed by
+ * batch slot; port->rx_parsed_ok tells which are there), or stop (NULL)
+ */
+void voff__port_rx_keep_parses(struct voff_port *port,
+			       struct voff_parsed *room);
 
 /**
  * voff__port_vnet_pull() - decode and strip the header in front of @pkt

@@ -71,12 +71,14 @@ struct sw_port {
  * struct egress_parse - the parse of a frame on its way out, made once for
  * all its copies: a flooded frame's copies have the same bytes, and every
  * egress of one flood starts its frames alike (one L2 or L3 domain)
- * @p:		the parse
+ * @p:		the parse: the ingress validator's when it made one, or @own
  * @err:	NOT_PARSED, or voff_parse()'s result
+ * @own:	room for a parse made here
  */
 struct egress_parse {
-	struct voff_parsed p;
+	const struct voff_parsed *p;
 	int err;
+	struct voff_parsed own;
 };
 
 struct voff_switch {
@@ -88,6 +90,8 @@ struct voff_switch {
 	struct voff_pkt *segs[SEGS_CAP];
 	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
 	struct egress_parse ep;		/* of the frame fan_out() sends */
+	/* The ingress validator's parses of a receive batch, by slot. */
+	struct voff_parsed rx_parsed[VOFF_BATCH_MAX];
 	uint64_t busy_poll_ns;		/* the configured window; 0: off */
 	uint64_t spin_ns;		/* the window now (adaptive) */
 	uint64_t last_rx_ns;		/* when a step last received */
@@ -522,16 +526,19 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 	struct egress_parse *ep = &sw->ep;
 	struct voff_xmit_result r;
 	struct voff_xmit_info info;
-	const struct voff_parsed *parsed = &ep->p;
+	const struct voff_parsed *parsed;
 	enum voff_parse_start start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
 
 	if (!voff_pkt_is_gso(pkt) && pkt->csum != VOFF_CSUM_PARTIAL) {
 		enqueue(p, pkt, NULL);
 		return;
 	}
-	if (ep->err == NOT_PARSED)
+	if (ep->err == NOT_PARSED) {
 		ep->err = voff_parse(voff_pkt_data(pkt), pkt->len, start,
-				     &ep->p);
+				     &ep->own);
+		ep->p = &ep->own;
+	}
+	parsed = ep->p;
 	if (ep->err != 0 ||
 	    voff_xmit_info_from_parsed(pkt, parsed, &info) != 0) {
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
@@ -572,11 +579,16 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 	}
 }
 
-/* Send @pkt to the @n ports of sw->egress: copies for all but the last. */
+/*
+ * Send @pkt to the @n ports of sw->egress: copies for all but the last.
+ * @parsed: the ingress validator's parse of @pkt, or NULL.
+ */
 static void fan_out(struct voff_switch *sw, struct sw_port *in,
-		    struct voff_pkt *pkt, unsigned int n)
+		    struct voff_pkt *pkt, unsigned int n,
+		    const struct voff_parsed *parsed)
 {
-	sw->ep.err = NOT_PARSED;
+	sw->ep.err = parsed ? 0 : NOT_PARSED;
+	sw->ep.p = parsed;
 	if (!n) {
 		drop(in, pkt, VOFF_SWITCH_DROP_NO_EGRESS);
 		return;
@@ -615,16 +627,20 @@ static uint16_t frame_vlan(const struct voff_pkt *pkt, const uint8_t *d)
 	return (uint16_t)((d[14] & 0x0F) << 8 | d[15]);
 }
 
-/* Ownership: consumes @pkt. */
+/*
+ * @parsed: the ingress validator's parse of @pkt, or NULL.
+ * Ownership: consumes @pkt.
+ */
 static void forward(struct voff_switch *sw, unsigned int in_id,
-		    struct voff_pkt *pkt, uint64_t now)
+		    struct voff_pkt *pkt, uint64_t now,
+		    const struct voff_parsed *parsed)
 {
 	struct sw_port *in = &sw->p[in_id];
 	const uint8_t *d = voff_pkt_data(pkt);
 	int dst;
 
 	if (in->l3) {
-		fan_out(sw, in, pkt, flood_set(sw, in_id));
+		fan_out(sw, in, pkt, flood_set(sw, in_id), parsed);
 		return;
 	}
 	if (pkt->len < 14) {
@@ -643,11 +659,11 @@ static void forward(struct voff_switch *sw, unsigned int in_id,
 			return;
 		}
 		sw->egress[0] = (unsigned int)dst;
-		fan_out(sw, in, pkt, 1);
+		fan_out(sw, in, pkt, 1, parsed);
 		return;
 	}
 	in->st.flooded++;
-	fan_out(sw, in, pkt, flood_set(sw, in_id));
+	fan_out(sw, in, pkt, flood_set(sw, in_id), parsed);
 }
 
 static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
@@ -655,24 +671,35 @@ static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
 	struct voff_pkt *pkt;
 
 	while ((pkt = voff_gro_pop(sw->p[id].gro)))
-		forward(sw, id, pkt, now);
+		forward(sw, id, pkt, now, NULL);
+}
+
+/* The validator's parse of the frame at slot @i of a batch, or NULL. */
+static const struct voff_parsed *rx_parse(const struct voff_switch *sw,
+					  uint64_t ok, unsigned int i)
+{
+	return (ok >> i) & 1 ? &sw->rx_parsed[i] : NULL;
 }
 
 /*
- * The @n frames @pkts of one receive batch of port @id: through its GRO
- * engine a burst at a time (voff_gro_receive_burst() stops after a frame
- * it hands back, which goes after what the engine flushed before it:
- * earlier segments of its flow).
+ * The @n frames @pkts of one receive batch of port @id, from batch slot
+ * @first on (@ok: the slots whose parse the validator left): through its
+ * GRO engine a burst at a time (voff_gro_receive_burst() stops after a
+ * frame it hands back, which goes after what the engine flushed before it:
+ * earlier segments of its flow).  A frame forwarded as it came takes its
+ * parse along; what GRO merged or held is parsed again if need be.
  */
 static void ingress(struct voff_switch *sw, unsigned int id,
-		    struct voff_pkt **pkts, unsigned int n, uint64_t now)
+		    struct voff_pkt **pkts, unsigned int n, uint64_t now,
+		    unsigned int first, uint64_t ok)
 {
 	struct sw_port *p = &sw->p[id];
 	unsigned int k = 0;
 
 	if (!p->gro) {
 		for (k = 0; k < n; k++)
-			forward(sw, id, pkts[k], now);
+			forward(sw, id, pkts[k], now,
+				rx_parse(sw, ok, first + k));
 		return;
 	}
 	while (k < n) {
@@ -686,8 +713,11 @@ static void ingress(struct voff_switch *sw, unsigned int id,
 		}
 		k += (unsigned int)r;
 		drain_gro(sw, id, now);
-		if (k < n)
-			forward(sw, id, pkts[k++], now);
+		if (k < n) {
+			forward(sw, id, pkts[k], now,
+				rx_parse(sw, ok, first + k));
+			k++;
+		}
 	}
 }
 
@@ -741,7 +771,7 @@ static void police(struct voff_switch *sw, struct sw_port *p,
 static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 {
 	struct sw_port *p = &sw->p[id];
-	uint64_t bad = p->port->stats.rx_dropped;
+	uint64_t bad = p->port->stats.rx_dropped, ok;
 	struct voff_batch rx;
 	unsigned int first;
 	int n;
@@ -753,7 +783,10 @@ static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 	voff_batch_init(&rx);
 	first = VOFF_BATCH_MAX - p->rx_budget;
 	rx.n = first;
+	voff__port_rx_keep_parses(p->port, sw->rx_parsed);
 	n = voff_port_rx(p->port, sw->pool, &rx);
+	ok = p->port->rx_parsed_ok;
+	voff__port_rx_keep_parses(p->port, NULL);
 	if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
 		/*
 		 * The device went away: stop waiting on it, or a hung-up
@@ -765,7 +798,7 @@ static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 	} else if (p->fd >= 0) {
 		rewatch(sw, p);
 	}
-	ingress(sw, id, rx.pkts + first, rx.n - first, now);
+	ingress(sw, id, rx.pkts + first, rx.n - first, now, first, ok);
 	police(sw, p, rx.n - first, p->port->stats.rx_dropped - bad, now);
 	/*
 	 * A port that filled its budget likely has more ready: step again
