@@ -622,6 +622,8 @@ static void t_busy_poll(void)
 		if (!busy) {
 			CHECK_EQ(voff_switch_poll(r.sw, 0), 0);
 			CHECK_EQ(voff_switch_timeout_ns(r.sw), -1);
+			CHECK_EQ(drain(&r, 1), 1);
+			CHECK_EQ(drain(&r, 2), 1);
 			rig_close(&r);
 			continue;
 		}
