@@ -9,6 +9,8 @@
 #
 #   voff:   ns A va <-TAP-> voff switch <-TAP-> vb ns B
 #   bridge: ns A va <-veth-> br0 (ns M) <-veth-> vb ns B
+#   packet: ns A va <-veth-> ea (ns M) <-packet port-> voff switch
+#           <-packet port-> eb (ns M) <-veth-> vb ns B   (PACKET=1)
 #
 # Per scenario and round, in one set-up:
 #   * 64-byte UDP (iperf3 -u -l 64 -b 0) A -> B, B -> A (-R) and both
@@ -31,7 +33,9 @@
 # BUSY: the --busy-poll window in microseconds of the busy-poll scenario
 # (0: no such scenario); BASE: a second voff binary (e.g. main's) as a
 # scenario of its own, for a before/after in the same rounds; OUT= (empty)
-# draws nothing; ONLY: run only the scenarios whose name it matches.
+# draws nothing; ONLY: run only the scenarios whose name it matches;
+# PACKET=1 adds voff over packet ports on veths, with its receive ring
+# and without (rx_ring=off).
 # Needs root, iperf3 and cc; gnuplot for the plots.  The machine is shared:
 # read the ratios of one run, and give the load it ran under.
 set -u
@@ -42,6 +46,7 @@ reps=${REPS:-3}
 secs=${SECS:-3}
 base=${BASE:-}
 busy=${BUSY:-50}
+packet=${PACKET:-0}
 outdir=${OUT-$root/docs/img}
 only=${ONLY:-.}
 tag=sp
@@ -57,6 +62,7 @@ setup_voff() {
 	local bin=$1 a=$2 b=$3
 	shift 3
 	voff=$bin
+	sw_out=vb
 	sw_start --port "tap:va@$a" --port "tap:vb@$b" "$@"
 	addr_tap "$a" va 10.86.0.1/24
 	addr_tap "$b" vb 10.86.0.2/24
@@ -74,6 +80,22 @@ setup_bridge() {
 	ip -n "$2" addr add 10.86.0.2/24 dev vb
 	ip -n "$1" link set va up
 	ip -n "$2" link set vb up
+}
+
+# setup_vpkt NS_A NS_B NS_M SPEC_OPTS: the switch between two packet
+# ports on veths in NS_M (SPEC_OPTS: ",rx_ring=off" or empty)
+setup_vpkt() {
+	ip -n "$3" link add ea type veth peer name va netns "$1"
+	ip -n "$3" link add eb type veth peer name vb netns "$2"
+	ip -n "$3" link set ea up
+	ip -n "$3" link set eb up
+	ip -n "$1" addr add 10.86.0.1/24 dev va
+	ip -n "$2" addr add 10.86.0.2/24 dev vb
+	ip -n "$1" link set va up
+	ip -n "$2" link set vb up
+	voff=$VOFF
+	sw_out=eb
+	sw_start --port "packet:ea@$3$4" --port "packet:eb@$3$4"
 }
 
 # rx_of NS DEV: the interface's rx_packets
@@ -104,13 +126,13 @@ rate() {
 	bi) args=(--bidir) ;;
 	esac
 	ra0=$(rx_of "$a" va) rb0=$(rx_of "$b" vb) c0=$(cpu_ticks) t0=$(now)
-	[ -n "$swpid" ] && f0=$(stat_of vb tx_packets)
+	[ -n "$swpid" ] && f0=$(stat_of "$sw_out" tx_packets)
 	iperf_run "$a" "$b" 10.86.0.2 "$secs" "$LIB_TMP/out.json" \
 		-u -l 64 -b 0 "${args[@]}" ||
 		echo "small: $name $dir: iperf3 failed" >&2
 	t1=$(now) c1=$(cpu_ticks)
 	ra1=$(rx_of "$a" va) rb1=$(rx_of "$b" vb)
-	[ -n "$swpid" ] && f1=$(stat_of vb tx_packets)
+	[ -n "$swpid" ] && f1=$(stat_of "$sw_out" tx_packets)
 	put "$name" "rate_$dir" "$(python3 - "$dir" "$ra0" "$ra1" "$rb0" \
 		"$rb1" "$t0" "$t1" <<'PY'
 import sys
@@ -160,6 +182,7 @@ run() {
 	voff) setup_voff "$VOFF" "$a" "$b" "$@" ;;
 	base) setup_voff "$base" "$a" "$b" "$@" ;;
 	bridge) setup_bridge "$a" "$b" "$m" ;;
+	vpkt) setup_vpkt "$a" "$b" "$m" "${1:-}" ;;
 	esac
 	nsping "$a" 10.86.0.2 >/dev/null
 	for d in ab ba bi; do rate "$name" "$d" "$a" "$b"; done
@@ -178,6 +201,8 @@ run() {
 scenarios=("voff|voff")
 [ "$busy" != 0 ] && scenarios+=("voff --busy-poll $busy|voff|--busy-poll|$busy")
 [ -n "$base" ] && scenarios+=("voff BASE|base")
+[ "$packet" = 1 ] && scenarios+=("voff, packet ports|vpkt|" \
+	"voff, packet ports, rx_ring=off|vpkt|,rx_ring=off")
 scenarios+=("kernel bridge (veth)|bridge")
 echo "small: $(uptime)" >&2
 for rep in $(seq "$reps"); do

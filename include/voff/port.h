@@ -97,6 +97,7 @@ enum voff_port_kind {
 #define VOFF_PORT_F_L3 (1u << 5)	/* PCAP sink only: raw IP frames */
 #define VOFF_PORT_F_NO_URING (1u << 6)	/* TAP/TUN: read()/write() only */
 #define VOFF_PORT_F_NAPI (1u << 7)	/* TAP/TUN: IFF_NAPI, see open */
+#define VOFF_PORT_F_NO_RING (1u << 8)	/* AF_PACKET: recvmmsg() only */
 
 /**
  * struct voff_port_cfg - how to open a port
@@ -158,6 +159,9 @@ struct voff_port_cfg {
  * @io_uring:	TAP/TUN: frames move in io_uring batches (built with
  *		liburing, the kernel allows it, VOFF_PORT_F_NO_URING not
  *		given); false: one read() or write() per frame
+ * @mmap_ring:	PACKET: frames are received through a TPACKET_V2 ring
+ *		shared with the kernel (not with VOFF_PORT_F_NO_RING or a
+ *		12-byte header); false: recvmmsg() batches
  * @netns:	the namespace named at open (struct voff_port_cfg), "" for
  *		the caller's: two ports of one name and ifindex in different
  *		namespaces differ here
@@ -177,6 +181,7 @@ struct voff_port_info {
 	struct voff_limits limits;
 	uint32_t tx_max_len;
 	bool io_uring;
+	bool mmap_ring;
 	char netns[64];
 	unsigned int flags;
 };

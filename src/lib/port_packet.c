@@ -21,15 +21,28 @@
  * socket from receiving its own transmissions (and every other frame the
  * host sends out of the interface; VOFF_PORT_F_OWN_TX turns it off).
  *
- * No TPACKET_V3 ring: it copies every frame into the ring as recvmmsg
- * copies it into the pool, and its blocks would have to hold 64 KiB
- * super-frames; recvmmsg already reads a batch per system call.
+ * Receive ring (TPACKET_V2, unless VOFF_PORT_F_NO_RING or a 12-byte
+ * header, which the kernel's ring writes wrong): the kernel copies each
+ * frame, with its virtio_net_hdr, into the next RING_FRAME-byte slot of a
+ * ring shared with voff, in the sender's context, and wakes the socket's
+ * waiters; a receive call copies the ready slots into pool packets and
+ * hands the slots back, without a system call.  A frame too big for a slot
+ * (a GRO super-frame) is queued to the socket whole as well
+ * (PACKET_COPY_THRESH) and its slot marked TP_STATUS_COPY: that one is
+ * read with recvmsg(), in its place in the order.  A full ring drops at
+ * the kernel, counted by PACKET_STATISTICS (rx_kernel_dropped), as does a
+ * frame whose offloads the header cannot describe (recvmsg() fails those
+ * with EINVAL).  Not TPACKET_V3: it hands a block to user space only when
+ * the block is full or its timer fires (a millisecond at least), a delay
+ * every lone frame would pay.  Send stays sendmmsg(): a transmit ring
+ * saves no system call (a batch still needs its send()).
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,8 +74,27 @@
 
 #define AUX_SPACE CMSG_SPACE(sizeof(struct tpacket_auxdata))
 
+/*
+ * The receive ring: RING_BLOCKS blocks of RING_BLOCK bytes, cut into
+ * RING_FRAME-byte slots: a slot holds the kernel's headers and an MTU
+ * frame with its virtio_net_hdr (1 MiB, 512 slots).
+ */
+#define RING_FRAME 2048
+#define RING_BLOCK (64 << 10)
+#define RING_BLOCKS 16
+#define RING_SLOTS (RING_BLOCKS * (RING_BLOCK / RING_FRAME))
+
+/**
+ * struct packet_priv - a packet port's state
+ * @kdrops:	PACKET_STATISTICS drops read so far
+ * @ring:	the mmap()ed receive ring, or NULL
+ * @head:	the ring's next slot to read
+ * @msg, @iov, @pkt, @ctrl: recvmmsg()/sendmmsg() arrays
+ */
 struct packet_priv {
-	uint64_t kdrops;	/* PACKET_STATISTICS drops read so far */
+	uint64_t kdrops;
+	uint8_t *ring;
+	unsigned int head;
 	struct mmsghdr msg[VOFF_BATCH_MAX];
 	struct iovec iov[VOFF_BATCH_MAX];
 	struct voff_pkt *pkt[VOFF_BATCH_MAX];
@@ -100,6 +132,38 @@ static int packet_socket(struct voff_port *port, const char *ifname)
 	return 0;
 }
 
+/*
+ * Set up the receive ring (before bind: no frame can come before it).
+ * Without one (an old kernel, no memory) the port reads with recvmmsg().
+ */
+static void ring_on(struct voff_port *port)
+{
+	struct tpacket_req req = {
+		.tp_block_size = RING_BLOCK,
+		.tp_block_nr = RING_BLOCKS,
+		.tp_frame_size = RING_FRAME,
+		.tp_frame_nr = RING_SLOTS,
+	};
+	struct packet_priv *pp = port->priv;
+	int fd = port->fd;
+	void *ring;
+
+	if (sockopt(fd, SOL_PACKET, PACKET_VERSION, TPACKET_V2) ||
+	    sockopt(fd, SOL_PACKET, PACKET_COPY_THRESH, 1) ||
+	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
+		return;
+	ring = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS,
+		    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED) {
+		/* Tear the ring down again: recvmmsg() cannot read past it. */
+		memset(&req, 0, sizeof(req));
+		setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req));
+		return;
+	}
+	pp->ring = ring;
+	port->info.mmap_ring = true;
+}
+
 static int packet_setup(struct voff_port *port,
 			const struct voff_port_cfg *cfg)
 {
@@ -123,6 +187,9 @@ static int packet_setup(struct voff_port *port,
 		(void)sockopt(fd, SOL_SOCKET, SO_RCVBUF, PACKET_SOCKBUF);
 	if (sockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, PACKET_SOCKBUF))
 		(void)sockopt(fd, SOL_SOCKET, SO_SNDBUF, PACKET_SOCKBUF);
+	if (!(cfg->flags & VOFF_PORT_F_NO_RING) &&
+	    port->info.vnet_hdr_len != 12)
+		ring_on(port);
 	sll.sll_ifindex = (int)port->info.ifindex;
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
 		return -errno;
@@ -157,6 +224,10 @@ static int packet_open(struct voff_port *port,
 			close(port->fd);
 	}
 	if (err) {
+		struct packet_priv *pp = port->priv;
+
+		if (pp->ring)
+			munmap(pp->ring, (size_t)RING_BLOCK * RING_BLOCKS);
 		free(port->priv);
 		port->fd = -1;
 	}
@@ -165,6 +236,10 @@ static int packet_open(struct voff_port *port,
 
 static void packet_close(struct voff_port *port)
 {
+	struct packet_priv *pp = port->priv;
+
+	if (pp->ring)
+		munmap(pp->ring, (size_t)RING_BLOCK * RING_BLOCKS);
 	if (port->fd >= 0)
 		close(port->fd);
 	port->fd = -1;
@@ -256,6 +331,117 @@ static bool link_alive(struct voff_port *port)
 	return true;
 }
 
+/*
+ * One frame whose slot said TP_STATUS_COPY: the next in the socket's
+ * queue, whole.  Return: 1 when appended, 0 when dropped or gone, or a
+ * negative errno of a failed socket.
+ */
+static int ring_copied(struct voff_port *port, struct voff_pool *pool,
+		       struct voff_batch *b)
+{
+	struct packet_priv *pp = port->priv;
+	struct msghdr *mh = &pp->msg[0].msg_hdr;
+	uint32_t hs = port->info.vnet_hdr_len;
+	uint16_t tpid, tci = 0;
+	ssize_t n;
+
+	if (!arm(port, pool, 1))
+		return -ENOBUFS;
+	n = recvmsg(port->fd, mh, MSG_DONTWAIT);
+	if (n < 0) {
+		int err = -errno;
+
+		voff_pkt_free(pp->pkt[0]);
+		if (err == -EINVAL)
+			voff__port_count_drop(port, VOFF_PORT_RX, err);
+		return err == -EAGAIN || err == -EINVAL || err == -EINTR ?
+			       0 : err;
+	}
+	if (mh->msg_flags & MSG_TRUNC) {
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
+		voff_pkt_free(pp->pkt[0]);
+		return 0;
+	}
+	if ((uint32_t)n >= hs)
+		voff_pkt_put(pp->pkt[0], (uint32_t)n - hs);
+	else
+		voff_pkt_trim(pp->pkt[0], (uint32_t)n);
+	aux_vlan(mh, &tpid, &tci);
+	return voff__port_rx_accept(port, pp->pkt[0], b, tpid, tci) ? 0 : 1;
+}
+
+/*
+ * One ready slot @h: its frame, with the virtio_net_hdr in front, copied
+ * into a fresh packet of @pool.  Return: as ring_copied().
+ */
+static int ring_frame(struct voff_port *port, struct voff_pool *pool,
+		      const struct tpacket2_hdr *h, struct voff_batch *b)
+{
+	uint32_t hs = port->info.vnet_hdr_len;
+	uint16_t tpid = 0, tci = 0;
+	struct voff_pkt *pkt;
+	uint8_t *d;
+
+	if (h->tp_status & TP_STATUS_COPY)
+		return ring_copied(port, pool, b);
+	if (h->tp_snaplen < h->tp_len || h->tp_mac < hs ||
+	    h->tp_mac + h->tp_snaplen > RING_FRAME) {
+		/* Cut to the slot, and the socket had no room for it whole. */
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
+		return 0;
+	}
+	if (voff_pkt_alloc(pool, &pkt))
+		return -ENOBUFS;
+	d = voff_pkt_push(pkt, hs);
+	if (!d || voff_pkt_tailroom(pkt) < h->tp_snaplen) {
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
+		voff_pkt_free(pkt);
+		return 0;
+	}
+	memcpy(d, (const uint8_t *)h + h->tp_mac - hs, hs + h->tp_snaplen);
+	voff_pkt_put(pkt, h->tp_snaplen);
+	if (h->tp_status & TP_STATUS_VLAN_VALID) {
+		tci = h->tp_vlan_tci;
+		tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ?
+			       h->tp_vlan_tpid : ETH_P_8021Q;
+	}
+	return voff__port_rx_accept(port, pkt, b, tpid, tci) ? 0 : 1;
+}
+
+/*
+ * Read the ring's ready slots, @left at most, in order, handing each back
+ * to the kernel.  Return: frames appended, or -ENOBUFS / a negative errno
+ * when nothing was.
+ */
+static int ring_rx(struct voff_port *port, struct voff_pool *pool,
+		   struct voff_batch *b, unsigned int left)
+{
+	struct packet_priv *pp = port->priv;
+	unsigned int got = 0;
+
+	while (left) {
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)
+			(pp->ring + (size_t)pp->head * RING_FRAME);
+		int r;
+
+		/* The slot's bytes are the kernel's until its status says. */
+		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+		      TP_STATUS_USER))
+			break;
+		r = ring_frame(port, pool, h, b);
+		if (r == -ENOBUFS)
+			return got ? (int)got : r;	/* the slot stays */
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		pp->head = (pp->head + 1) % RING_SLOTS;
+		left--;
+		if (r < 0)
+			return got ? (int)got : r;
+		got += (unsigned int)r;
+	}
+	return (int)got;
+}
+
 static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 		     struct voff_batch *b)
 {
@@ -263,6 +449,9 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 	uint32_t hs = port->info.vnet_hdr_len;
 	/* Refused frames count: a malformed flood reads no deeper. */
 	unsigned int got = 0, left = voff_batch_space(b);
+
+	if (pp->ring)
+		return ring_rx(port, pool, b, left);
 
 	while (left) {
 		unsigned int k = arm(port, pool, left);

@@ -13,6 +13,7 @@
  * MTU-sized segments carrying every payload byte.  A forwarder over two
  * AF_PACKET ports passes a TCP transfer's super-frames whole.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -42,16 +43,21 @@ static void veth_setup(void)
 }
 
 static unsigned int hdr_len;	/* 0: the default */
+static unsigned int no_ring;	/* VOFF_PORT_F_NO_RING: recvmmsg() */
 
 static struct voff_port *open_packet(const char *ns, const char *dev,
 				     unsigned int flags)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET, .name = dev,
-				     .netns = ns, .flags = flags,
+				     .netns = ns, .flags = flags | no_ring,
 				     .vnet_hdr_len = hdr_len };
+	struct voff_port_info in;
 	struct voff_port *p;
 
 	CHECK_OK(voff_port_open(&p, &cfg));
+	/* The ring is there unless refused: a 12-byte header has none. */
+	voff_port_info(p, &in);
+	CHECK_EQ(in.mmap_ring, !no_ring && in.vnet_hdr_len != 12);
 	return p;
 }
 
@@ -310,6 +316,90 @@ static void t_vlan_tag_put_back(void)
 	voff_pool_free(pool);
 }
 
+/* The same over recvmmsg(), without the receive ring. */
+static void t_forwarder_passes_super_frames_no_ring(void)
+{
+	no_ring = VOFF_PORT_F_NO_RING;
+	t_forwarder_passes_super_frames();
+}
+
+static void t_vlan_tag_put_back_no_ring(void)
+{
+	no_ring = VOFF_PORT_F_NO_RING;
+	t_vlan_tag_put_back();
+}
+
+/*
+ * More frames than the receive ring has slots, sent before the port reads:
+ * every frame the device received is accounted for, taken or dropped by
+ * the port or dropped by the kernel (rx_kernel_dropped), and the ring's
+ * frames come out in the order they were sent.  The same over recvmmsg(),
+ * whose socket queue holds them all.
+ */
+static void t_burst_accounted(void)
+{
+	struct voff_link_stats ls0, ls;
+	struct voff_port_stats st;
+	struct voff_pool *pool;
+	struct voff_port *pb;
+	uint64_t udp = 0, next = 0;
+	bool ordered = true;
+
+	for (int pass = 0; pass < 2; pass++) {
+		no_ring = pass ? VOFF_PORT_F_NO_RING : 0;
+		if (!pass) {
+			veth_setup();
+			/* No IPv6 chatter: only the burst crosses. */
+			sh("ip netns exec %s sysctl -qw "
+			   "net.ipv6.conf.va.disable_ipv6=1", ns_a);
+		}
+		CHECK_OK(voff_netlink_get_stats(ns_b, "vb", &ls0));
+		pb = open_packet(ns_b, "vb", 0);
+		CHECK_OK(voff_pool_new(&pool, 256, VOFF_PKT_SUPER_ROOM));
+		sh("ip -n %s neigh replace 10.7.0.9 lladdr 02:00:00:00:00:09 "
+		   "dev va nud permanent", ns_a);
+		sh("ip netns exec %s python3 -c \"import socket, struct; "
+		   "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+		   "[s.sendto(struct.pack('!I', i), ('10.7.0.9', 9)) "
+		   "for i in range(2000)]\"", ns_a);
+		for (int idle = 0; idle < 3;) {
+			struct voff_batch b;
+			int n;
+
+			voff_batch_init(&b);
+			n = voff_port_rx(pb, pool, &b);
+			CHECK_GE(n, 0);
+			idle = n ? 0 : idle + 1;
+			for (unsigned int i = 0; i < b.n; i++) {
+				const uint8_t *d = voff_pkt_data(b.pkts[i]);
+				uint32_t seq;
+
+				if (b.pkts[i]->len < 46 || d[23] != 17 ||
+				    d[37] != 9)
+					continue;
+				memcpy(&seq, d + 42, 4);
+				ordered &= ntohl(seq) >= next;
+				next = (uint64_t)ntohl(seq) + 1;
+				udp++;
+			}
+			voff_batch_free(&b);
+		}
+		voff_port_stats(pb, &st);
+		CHECK_OK(voff_netlink_get_stats(ns_b, "vb", &ls));
+		/* Counted from just before the port opened. */
+		CHECK_EQ(ls.rx_packets - ls0.rx_packets,
+			 st.rx_packets + st.rx_dropped + st.rx_kernel_dropped);
+		if (!pass)
+			CHECK_GT(st.rx_kernel_dropped, 0); /* 512 slots */
+		CHECK(ordered);
+		CHECK_LE(udp, 2000);
+		voff_port_close(pb);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+		udp = next = 0;
+	}
+}
+
 static void t_open_errors(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET,
@@ -334,5 +424,8 @@ CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
 	   CHECK_TEST(t_no_super_frames_without_sender_tso),
 	   CHECK_TEST(t_super_packet_sent_is_segmented),
 	   CHECK_TEST(t_forwarder_passes_super_frames),
+	   CHECK_TEST(t_forwarder_passes_super_frames_no_ring),
 	   CHECK_TEST(t_vlan_tag_put_back),
+	   CHECK_TEST(t_vlan_tag_put_back_no_ring),
+	   CHECK_TEST(t_burst_accounted),
 	   CHECK_TEST(t_open_errors))
