@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -89,12 +90,14 @@
  * @kdrops:	PACKET_STATISTICS drops read so far
  * @ring:	the mmap()ed receive ring, or NULL
  * @head:	the ring's next slot to read
+ * @err_check_ns: when an empty ring last asked the socket for its error
  * @msg, @iov, @pkt, @ctrl: recvmmsg()/sendmmsg() arrays
  */
 struct packet_priv {
 	uint64_t kdrops;
 	uint8_t *ring;
 	unsigned int head;
+	uint64_t err_check_ns;
 	struct mmsghdr msg[VOFF_BATCH_MAX];
 	struct iovec iov[VOFF_BATCH_MAX];
 	struct voff_pkt *pkt[VOFF_BATCH_MAX];
@@ -408,6 +411,55 @@ static int ring_frame(struct voff_port *port, struct voff_pool *pool,
 	return voff__port_rx_accept(port, pkt, b, tpid, tci) ? 0 : 1;
 }
 
+static struct tpacket2_hdr *head_slot(const struct packet_priv *pp)
+{
+	return (struct tpacket2_hdr *)(pp->ring +
+				       (size_t)pp->head * RING_FRAME);
+}
+
+/* The slot's bytes are the kernel's until its status says they are ours. */
+static bool slot_ready(const struct tpacket2_hdr *h)
+{
+	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+	       TP_STATUS_USER;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * An empty ring says nothing of the socket's error (its interface went
+ * down or away), which a recvmmsg() would have returned: ask the socket,
+ * without taking anything, at most every RING_ERR_NS (an epoll waiter
+ * sees the error at once and would call again and again).  Return: 0, or
+ * the error of a socket whose interface is gone.
+ */
+#define RING_ERR_NS 1000000ull
+
+static int ring_error(struct voff_port *port)
+{
+	struct packet_priv *pp = port->priv;
+	uint64_t now = mono_ns();
+	int err;
+
+	if (now - pp->err_check_ns < RING_ERR_NS)
+		return 0;
+	pp->err_check_ns = now;
+	if (recv(port->fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
+	    errno == EAGAIN || errno == EINTR)
+		return 0;
+	err = -errno;
+	/* Down is a pause (the kernel hooks the socket in again when up). */
+	if (err == -ENETDOWN && link_alive(port))
+		return 0;
+	return err;
+}
+
 /*
  * Read the ring's ready slots, @left at most, in order, handing each back
  * to the kernel.  Return: frames appended, or -ENOBUFS / a negative errno
@@ -419,14 +471,14 @@ static int ring_rx(struct voff_port *port, struct voff_pool *pool,
 	struct packet_priv *pp = port->priv;
 	unsigned int got = 0;
 
+	if (!slot_ready(head_slot(pp)))
+		return ring_error(port);
+
 	while (left) {
-		struct tpacket2_hdr *h = (struct tpacket2_hdr *)
-			(pp->ring + (size_t)pp->head * RING_FRAME);
+		struct tpacket2_hdr *h = head_slot(pp);
 		int r;
 
-		/* The slot's bytes are the kernel's until its status says. */
-		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
-		      TP_STATUS_USER))
+		if (!slot_ready(h))
 			break;
 		r = ring_frame(port, pool, h, b);
 		if (r == -ENOBUFS)
