@@ -30,8 +30,8 @@
 #   VOFF=build/release/voff [BASE=...] [BUSY=50] [REPS=3] [SECS=3] \
 #	[OUT=docs/img] [ONLY=regex] bench/small.sh
 #
-# BUSY: the --busy-poll window in microseconds of the busy-poll scenario
-# (0: no such scenario); BASE: a second voff binary (e.g. main's) as a
+# BUSY: the --busy-poll windows in microseconds, one busy-poll scenario
+# each (default 50; "50 3000" for two; 0: none); BASE: a second voff binary (e.g. main's) as a
 # scenario of its own, for a before/after in the same rounds; OUT= (empty)
 # draws nothing; ONLY: run only the scenarios whose name it matches;
 # PACKET=1 adds voff over packet ports on veths, with its receive ring
@@ -199,7 +199,9 @@ run() {
 }
 
 scenarios=("voff|voff")
-[ "$busy" != 0 ] && scenarios+=("voff --busy-poll $busy|voff|--busy-poll|$busy")
+for us in $busy; do
+	[ "$us" != 0 ] && scenarios+=("voff --busy-poll $us|voff|--busy-poll|$us")
+done
 [ -n "$base" ] && scenarios+=("voff BASE|base")
 [ "$packet" = 1 ] && scenarios+=("voff, packet ports|vpkt|" \
 	"voff, packet ports, rx_ring=off|vpkt|,rx_ring=off")
