@@ -434,10 +434,12 @@ static uint64_t mono_ns(void)
 
 /*
  * An empty ring says nothing of the socket's error (its interface went
- * down or away), which a recvmmsg() would have returned: ask the socket,
- * without taking anything, at most every RING_ERR_NS (an epoll waiter
- * sees the error at once and would call again and again).  Return: 0, or
- * the error of a socket whose interface is gone.
+ * down or away), which a recvmmsg() would have returned: ask the socket
+ * (SO_ERROR, which leaves its queue alone: a copied super-frame may wait
+ * there for a slot the kernel has not handed over yet), at most every
+ * RING_ERR_NS (an epoll waiter sees the error at once and would call
+ * again and again).  Return: 0, or the error of a socket whose interface
+ * is gone.
  */
 #define RING_ERR_NS 1000000ull
 
@@ -445,15 +447,15 @@ static int ring_error(struct voff_port *port)
 {
 	struct packet_priv *pp = port->priv;
 	uint64_t now = mono_ns();
-	int err;
+	socklen_t len = sizeof(int);
+	int err = 0;
 
 	if (now - pp->err_check_ns < RING_ERR_NS)
 		return 0;
 	pp->err_check_ns = now;
-	if (recv(port->fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
-	    errno == EAGAIN || errno == EINTR)
+	if (getsockopt(port->fd, SOL_SOCKET, SO_ERROR, &err, &len) || !err)
 		return 0;
-	err = -errno;
+	err = -err;
 	/* Down is a pause (the kernel hooks the socket in again when up). */
 	if (err == -ENETDOWN && link_alive(port))
 		return 0;
