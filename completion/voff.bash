@@ -21,7 +21,9 @@
 #                         the short names `voff features --help` gives
 #   limit names           `voff features -L` (the "limits:" line); for
 #                         `voff ctl limits`, the list in `voff ctl --help`
-#   ctl commands, ports   `voff ctl --help`; `voff ctl -j ports`
+#   ctl commands, ports   `voff ctl --help`; `voff ctl -j ports`; files
+#                         after `voff ctl save`; --prometheus after
+#                         `voff ctl stats`
 #
 # The command line is split at blanks, not at bash's word breaks (: and =
 # are part of a port spec or of NAME=N); quoted blanks are not handled.
@@ -265,6 +267,11 @@ _voff_ctl()
 		"features 1" | "limits 1" | "stats 1")
 			mapfile -t words < <(_voff_ports "$bin" "${ctl[@]}")
 			;;
+		"save 1")
+			# The client writes the configuration to a file.
+			_voff_files "$cur"
+			return
+			;;
 		features*)
 			if (($# % 2 == 0)); then
 				mapfile -t words < <(_voff_features "$bin")
@@ -344,7 +351,10 @@ _voff()
 		return 0
 	fi
 	if [[ $cur == -* ]]; then
-		_voff_reply "$cur" "${_voff_optab[@]%% *}"
+		cands=("${_voff_optab[@]%% *}")
+		# `voff ctl stats` takes --prometheus after the command.
+		[[ $cmd == ctl && ${pos[0]-} == stats ]] && cands=(--prometheus)
+		_voff_reply "$cur" "${cands[@]}"
 		return 0
 	fi
 

@@ -5,6 +5,8 @@
 #
 # Idempotent and quiet: prints one line per package it installs and nothing
 # when everything is there.  Needs root to install (it says so otherwise).
+# linux-source-6.12 is the kernel's GRO selftest, built at test time by
+# tests/integ/gro_selftest.sh (its GPL code stays out of this repository).
 #   scripts/bootstrap.sh          build and test dependencies
 #   scripts/bootstrap.sh --bench  also DPDK (libdpdk-dev), for bench/ ratios,
 #                                 and gnuplot for the plots of bench/e2e.sh
@@ -13,7 +15,8 @@ set -euo pipefail
 pkgs=(cmake ninja-build gcc make pkg-config libpcap-dev libmnl-dev
       libjson-c-dev clang libclang-rt-14-dev iproute2 ethtool man-db
       shellcheck cppcheck libcap-dev libseccomp-dev
-      python3 kmod iperf3 liburing-dev dpkg-dev debhelper lintian)
+      python3 kmod iperf3 liburing-dev dpkg-dev debhelper lintian
+      systemd python3-prometheus-client linux-source-6.12)
 if [[ "${1:-}" == "--bench" ]]; then
 	pkgs+=(libdpdk-dev linux-perf valgrind gnuplot-nox)
 fi

@@ -142,7 +142,18 @@ extern "C" {
 	X(GSO_CSUM, "gso_csum", "partial checksum not at the L4 header")        \
 	X(GSO_SEGS, "gso_segs", "more segments than a super-packet may have")   \
 	X(GSO_LIMIT, "gso_limit", "egress limit too small for one segment")     \
-	X(GSO_HDR_LEN, "gso_hdr_len", "headers longer than GSO accepts")
+	X(GSO_HDR_LEN, "gso_hdr_len", "headers longer than GSO accepts")     \
+	/* vhost-user ports: what a guest's rings held. */                     \
+	X(VHOST_DESC, "vhost_desc",                                             \
+	  "descriptor outside the guest's memory table")                        \
+	X(VHOST_CHAIN, "vhost_chain",                                           \
+	  "descriptor chain too long, looped or of the wrong direction")        \
+	X(VHOST_INDIRECT, "vhost_indirect",                                     \
+	  "indirect descriptor table malformed, nested or too large")           \
+	X(VHOST_RING, "vhost_ring",                                             \
+	  "available ring index out of range: the ring is stopped")            \
+	X(VHOST_RX_SMALL, "vhost_rx_small",                                     \
+	  "guest receive buffers too small for the frame")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

@@ -35,6 +35,16 @@ extern "C" {
 #define VOFF_MTU_MAX 65535u
 
 /*
+ * The largest frame a super-packet has without BIG TCP: a 64 KiB IP
+ * datagram (GRO stops below gro_max_size 65536) behind an Ethernet header
+ * and one VLAN tag.  GRO builds 65549-byte frames (IP length 65535); a
+ * frame of gso_max_size bytes or more is cut, so the size that lets every
+ * such frame through is one more: VOFF_GSO_FRAME_LIMIT.
+ */
+#define VOFF_GSO_MAX_FRAME (65535u + 18u)
+#define VOFF_GSO_FRAME_LIMIT (VOFF_GSO_MAX_FRAME + 1u)
+
+/*
  * VOFF_LIMIT_MAP(X) - X(ENUM, field, "name as ip -d link prints it")
  */
 #define VOFF_LIMIT_MAP(X)                                                    \

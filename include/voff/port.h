@@ -77,6 +77,7 @@ enum voff_port_kind {
 	VOFF_PORT_TAP,
 	VOFF_PORT_TUN,
 	VOFF_PORT_PACKET,
+	VOFF_PORT_VHOST,	/* a VM's virtio-net over vhost-user */
 	VOFF_PORT__KIND_COUNT
 };
 
@@ -104,17 +105,20 @@ enum voff_port_kind {
  * @kind:	enum voff_port_kind
  * @name:	TAP/TUN: interface name ("" or NULL: the kernel picks one);
  *		PACKET: the interface to bind to; PCAP: the file to read
- *		(NULL: no source); MEM: a label
+ *		(NULL: no source); MEM: a label; VHOST: the unix socket to
+ *		listen on (at most 63 bytes)
  * @sink:	PCAP: the file to write (NULL: no sink)
  * @netns:	TAP/TUN/PACKET: name of a namespace under /var/run/netns to
  *		create the device or open the socket in (NULL: the caller's);
  *		the descriptor keeps working from the caller's namespace
  * @flags:	VOFF_PORT_F_* bits
  * @want:	VOFF_TUN_F_* offloads wanted on receive (TAP/TUN probe
- *		them; MEM takes them as given)
+ *		them; MEM takes them as given; VHOST offers the guest the
+ *		matching HOST_* features)
  * @tx_off:	MEM only: VOFF_TUN_F_* offloads the port takes on send
  * @limits:	TAP/TUN: limits to set on the device over netlink (0 = leave
- *		alone); MEM: the port's limits as reported and enforced
+ *		alone); MEM: the port's limits as reported and enforced;
+ *		VHOST: the MTU until the VMM sets one (0: 1500)
  * @vnet_hdr_len: header size in bytes: 0 for the default (10), 12, 20 or
  *		24; UDP tunnel offloads need 24 (TAP/TUN on 6.17+, MEM);
  *		AF_PACKET takes 10 or 12
@@ -447,14 +451,20 @@ int voff_port_set_limits(struct voff_port *port,
  *		other side) and, by tx_off, HW_CSUM, TSO, TSO6, TSO_ECN,
  *		GSO_UDP_L4 (both USO bits), GSO_UDP_TUNNEL(_CSUM); the same
  *		for VLAN-tagged and encapsulated packets; after the kernel's
- *		dependency rules (voff_feat_fix())
- * @lim:	receives the limits a send is held to: for kernel ports the
- *		kernel's defaults with the device's MTU (a write or a packet
- *		socket send is segmented by the kernel where the device
- *		needs it; the device's own gso_max_size is for its senders),
- *		for memory and capture ports the port's limits over the
- *		kernel's defaults (the IPv4 size follows gso_max_size unless
- *		set)
+ *		dependency rules (voff_feat_fix()).  PACKET: also
+ *		TSO_MANGLEID when the device has it on (as read at open; a
+ *		header cannot say FIXEDID, and such a device takes a
+ *		fixed-ID super-packet whose IDs it may make incrementing)
+ * @lim:	receives the limits a send is held to: for TAP/TUN the
+ *		kernel's defaults with the device's MTU (a write is received
+ *		by the kernel, not sent by the device: the device's own
+ *		gso_max_size is for its senders); for PACKET the device's MTU
+ *		and its gso_max_size, gso_ipv4_max_size and gso_max_segs, as
+ *		read at open, the sizes capped at VOFF_GSO_FRAME_LIMIT (a
+ *		send leaves through the device, which cuts it to MSS frames
+ *		from its gso_max_size on); for memory and capture ports the
+ *		port's limits over the kernel's defaults (the IPv4 size
+ *		follows gso_max_size unless set)
  *
  * A port without a virtio_net_hdr takes plain frames only: SG and
  * HIGHDMA, so every super-packet is segmented and every partial checksum
@@ -464,7 +474,54 @@ void voff_port_egress(const struct voff_port *port,
 		      struct voff_feat_dev *dev, struct voff_limits *lim);
 
 /**
- * voff_port_kind_name() - "mem", "pcap", "tap", "tun" or "packet"
+ * struct voff_port_vhost_stats - a vhost-user port's guest and protocol
+ * @connected:	a front end (the VMM) is connected
+ * @running:	both rings are started and enabled
+ * @features:	virtio features the guest acked (0 before SET_FEATURES)
+ * @protocol_features: vhost-user protocol features acked
+ * @connects:	connections accepted
+ * @disconnects: connections ended (the VMM closed, or voff dropped it)
+ * @refused_peer: connections refused: not voff's user id nor root
+ * @refused_busy: connections refused: a guest was already connected
+ * @protocol_drops: connections voff dropped for a message it could not
+ *		answer (a subset of @disconnects)
+ * @starts:	times the guest's transmit ring started (driver up, after
+ *		each reboot)
+ * @stops:	times it stopped (driver reset, reboot, VM stop)
+ * @messages:	vhost-user messages handled on the current connection
+ * @refused_messages: of those, refused (an error reply or a drop)
+ * @guest_calls: notifications sent to the guest on the current connection
+ */
+struct voff_port_vhost_stats {
+	bool connected;
+	bool running;
+	uint64_t features;
+	uint64_t protocol_features;
+	uint64_t connects;
+	uint64_t disconnects;
+	uint64_t refused_peer;
+	uint64_t refused_busy;
+	uint64_t protocol_drops;
+	uint64_t starts;
+	uint64_t stops;
+	uint64_t messages;
+	uint64_t refused_messages;
+	uint64_t guest_calls;
+};
+
+/**
+ * voff_port_vhost_stats() - the guest side of a vhost-user port
+ * @port:	a VOFF_PORT_VHOST port
+ * @out:	receives the counters and state
+ *
+ * Return: 0, or -EINVAL for another kind of port.
+ */
+int voff_port_vhost_stats(const struct voff_port *port,
+			  struct voff_port_vhost_stats *out);
+
+/**
+ * voff_port_kind_name() - "mem", "pcap", "tap", "tun", "packet" or
+ *			  "vhost-user"
  * Return: a static string, never NULL; "?" for a bad @kind.
  */
 const char *voff_port_kind_name(enum voff_port_kind kind);

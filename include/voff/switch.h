@@ -190,6 +190,13 @@ struct voff_switch_stats {
  *		mostly malformed (0: never)
  * @failed:	receiving failed (the device went away): the port is no
  *		longer polled; remove it with voff_switch_del()
+ * @down:	the port's device refused the frames last sent to it because
+ *		it is down (voff_switch_tick() says so with
+ *		VOFF_SWITCH_EV_PORT_DOWN), until it sends or receives again
+ * @spec:	what the port was opened with, as voff_port_spec_format()
+ *		prints it without run-time settings
+ *		("tap:vt0@ns0,napi=on"); "" for a port added with
+ *		voff_switch_add()
  */
 struct voff_switch_port_info {
 	unsigned int id;
@@ -203,6 +210,8 @@ struct voff_switch_port_info {
 	unsigned int rx_budget;
 	uint64_t rx_backoff_ns;
 	bool failed;
+	bool down;
+	char spec[256];
 };
 
 /**
@@ -507,6 +516,119 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 
+/* ---- events -------------------------------------------------------------- */
+
+/*
+ * VOFF_SWITCH_EVENT_MAP(X) - X(ENUM, "name"): what the switch reports
+ * through its event callback (voff_switch_set_event_cb())
+ */
+#define VOFF_SWITCH_EVENT_MAP(X)                                             \
+	X(PORT_ADDED, "port_added")	/* voff_switch_add() and above */     \
+	X(PORT_REMOVED, "port_removed")	/* voff_switch_del() and above */     \
+	X(PORT_DOWN, "port_down")	/* voff_switch_tick(): device down */ \
+	X(PORT_UP, "port_up")		/* voff_switch_tick(): back up */     \
+	X(PORT_FAILED, "port_failed")	/* receiving failed: not polled */    \
+	X(PORT_RECOVERED, "port_recovered") /* a failed port re-opened */    \
+	X(SETTING, "setting")		/* voff_switch_set() changed a value */ \
+	X(FEATURES, "features")		/* the wanted features changed */     \
+	X(PROPAGATED, "propagated")	/* a TAP/TUN got new gso limits */    \
+	X(PROPAGATE_FAILED, "propagate_failed") /* ... and refused them */
+
+enum voff_switch_event_type {
+#define VOFF__X(e, n) VOFF_SWITCH_EV_##e,
+	VOFF_SWITCH_EVENT_MAP(VOFF__X)
+#undef VOFF__X
+	VOFF_SWITCH_EV__COUNT
+};
+
+/**
+ * voff_switch_event_name() - the name of an event type ("port_added")
+ * Return: a static string, never NULL; "?" for a bad @t.
+ */
+const char *voff_switch_event_name(enum voff_switch_event_type t);
+
+/**
+ * struct voff_switch_event - one thing that happened to the switch
+ * @type:	what happened
+ * @port:	the port's id
+ * @name:	the port's name
+ * @spec:	PORT_ADDED, PORT_REMOVED, PORT_RECOVERED: what the port was
+ *		opened with (struct voff_switch_port_info.spec), "" when
+ *		it was not opened from a spec
+ * @err:	PORT_FAILED: the receive error; PORT_DOWN: the error the
+ *		device answered (-EIO, -ENETDOWN); PROPAGATE_FAILED: why
+ *		the device refused its limits (negative errnos)
+ * @setting:	SETTING: the setting (voff_switch_setting_find())
+ * @old_value:	SETTING: its value before; FEATURES: the wanted features
+ *		before (VOFF_F_* bits)
+ * @new_value:	SETTING: its value now; FEATURES: the wanted features now
+ * @old_size:	PROPAGATED: the gso_max_size the device had (the value it
+ *		reported at open before the first propagation);
+ *		PROPAGATE_FAILED: the one it keeps
+ * @new_size:	PROPAGATED, PROPAGATE_FAILED: the one it was given
+ * @old_segs:	as @old_size, for gso_max_segs
+ * @new_segs:	as @new_size, for gso_max_segs
+ *
+ * Every pointer is valid during the callback only.
+ */
+struct voff_switch_event {
+	enum voff_switch_event_type type;
+	unsigned int port;
+	const char *name;
+	const char *spec;
+	int err;
+	const struct voff_switch_setting *setting;
+	uint64_t old_value;
+	uint64_t new_value;
+	uint32_t old_size;
+	uint32_t new_size;
+	uint32_t old_segs;
+	uint32_t new_segs;
+};
+
+/**
+ * voff_switch_set_event_cb() - be told what happens to the switch
+ * @sw:		the switch
+ * @cb:		called once per event; NULL: no more calls
+ * @ctx:	handed to @cb
+ *
+ * The library prints nothing: a program that logs, or streams events to
+ * monitors (`voff switch`), does it here.  @cb is called synchronously,
+ * in the thread and inside the call that caused the event:
+ * voff_switch_add(), voff_switch_del() (ports added and removed, then
+ * the limits propagated to the TAP/TUN devices), voff_switch_set(),
+ * voff_switch_set_features() and everything built on them (specs, control
+ * requests, configurations), voff_switch_poll() (a port whose receive
+ * failed: PORT_FAILED) and voff_switch_tick() (PORT_DOWN, PORT_UP).
+ * voff_switch_free() reports nothing.  Nothing is allocated to report an
+ * event.
+ *
+ * Context: @cb must not change the switch (add, remove, set); reading it
+ * (voff_switch_port_info(), voff_switch_stats()) is fine.
+ */
+void voff_switch_set_event_cb(struct voff_switch *sw,
+			      void (*cb)(void *ctx,
+					 const struct voff_switch_event *ev),
+			      void *ctx);
+
+/**
+ * voff_switch_tick() - housekeeping, about once a second, between steps
+ * @sw:		the switch
+ *
+ * Looks at each port's counters since the last tick: a port whose device
+ * refused every frame sent to it because it is down (a TAP or TUN set
+ * down answers EIO, a packet socket ENETDOWN) and that sent nothing is
+ * reported down (VOFF_SWITCH_EV_PORT_DOWN, struct
+ * voff_switch_port_info.down); a down port that sent or received a
+ * frame since is reported up again.  A port nobody sends to is never
+ * reported down: the switch learns a device's state from what it
+ * answers, without privileges or system calls.  Does not re-open failed
+ * ports.
+ *
+ * Context: as the control functions; allocates nothing.
+ */
+void voff_switch_tick(struct voff_switch *sw);
+
 /* ---- port specs (port_spec.c) ------------------------------------------- */
 
 /* Longest port spec, in bytes (the terminating NUL not counted). */
@@ -535,7 +657,7 @@ struct voff_port_spec_kind {
 
 /**
  * voff_port_spec_kind_at() - the kinds of port specs, in table order
- * (tap, tun, packet, pcap)
+ * (tap, tun, packet, pcap, vhost-user)
  * Return: the @i-th kind (static), or NULL past the last one.
  */
 const struct voff_port_spec_kind *voff_port_spec_kind_at(unsigned int i);
@@ -597,6 +719,24 @@ struct voff_port_spec {
 int voff_port_spec_parse(struct voff_port_spec *spec, const char *text);
 
 /**
+ * voff_port_spec_format() - a parsed spec as text that parses back to it
+ * @s:		a spec voff_port_spec_parse() accepted
+ * @all:	print the run-time settings it gave as well; false: only
+ *		what the port is opened with (KIND:NAME[@NETNS], the kind's
+ *		options, the settings taken at open that are not at their
+ *		default), so two specs that open the same port print the same
+ * @buf:	receives the text: KIND:NAME[@NETNS][,OPTION=VALUE...], the
+ *		kind's options first, then the settings in table order,
+ *		values as voff_switch_setting_format() writes them
+ * @len:	bytes of @buf
+ *
+ * Return: the length of the text, -ENOSPC when it does not fit in @len
+ * (@buf then holds a cut text), -EINVAL for a NULL or unparsed @s.
+ */
+int voff_port_spec_format(const struct voff_port_spec *s, bool all,
+			  char *buf, size_t len);
+
+/**
  * voff_switch_add_parsed() - open the port of a parsed spec and add it
  * @sw:		the switch
  * @spec:	a spec voff_port_spec_parse() accepted (borrowed)
@@ -644,7 +784,7 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
  *		  ports | ports add SPEC | ports del PORT
  *		  features PORT [NAME on|off ...]
  *		  limits PORT [NAME VALUE ...]
- *		  stats [PORT] | fdb | help
+ *		  stats [PORT] | fdb | save | help
  *		(voff_switch_ctl_help() prints them); a PORT is a port's
  *		name or its id, a name winning over an id
  * @len:	bytes of @req (at most VOFF_SWITCH_CTL_MAX, newline aside)
@@ -663,7 +803,8 @@ int voff_switch_add_spec(struct voff_switch *sw, const char *spec,
 int voff_switch_ctl(struct voff_switch *sw, const char *req, size_t len,
 		    FILE *out);
 
-/* voff_switch_ctl_serve() refuses `ports add` of pcap: specs (files). */
+/* voff_switch_ctl_serve() refuses `ports add` of specs that name files
+ * (pcap:, vhost-user:). */
 #define VOFF_SWITCH_CTL_DENY_FILES (1u << 0)
 /* voff_switch_ctl_serve() refuses `ports add` altogether. */
 #define VOFF_SWITCH_CTL_DENY_ADD (1u << 1)
@@ -679,6 +820,32 @@ struct voff_switch_ctl_counter {
 };
 
 /**
+ * struct voff_switch_ctl_cmd - a command a server's owner adds to the
+ * language, for what only the owner can do (`voff switch` adds `reload`,
+ * which re-reads its configuration file, and `monitor`, which keeps the
+ * connection open)
+ * @name:	its word; the library's commands win over it
+ * @args:	its arguments, as help and usage errors show them
+ * @min:	fewest arguments
+ * @max:	most arguments
+ * @fn:		runs it: @w and @n are the words after the name, @n within
+ *		@min .. @max; @ctx is struct voff_switch_ctl_state.ctx; it
+ *		writes its reply to @out (JSON when @json); on failure it
+ *		returns a negative errno and puts a one-line reason in @err
+ *		(@errlen bytes), which the library turns into the error reply
+ *		("error: REASON", or voff_strerror() when @err is left empty)
+ * @help:	one line for `help`
+ */
+struct voff_switch_ctl_cmd {
+	const char *name;
+	const char *args;
+	int min, max;
+	int (*fn)(void *ctx, char **w, int n, FILE *out, bool json,
+		  char *err, size_t errlen);
+	const char *help;
+};
+
+/**
  * struct voff_switch_ctl_state - policy and counters of one control server
  * @deny:	VOFF_SWITCH_CTL_DENY_* bits, set by the server's owner
  * @requests:	requests run (refused ones included)
@@ -689,6 +856,10 @@ struct voff_switch_ctl_counter {
  *		refused before reading a request, "refused_peers"); `server`
  *		shows them after @refused.  Read only by the library.
  * @n_extra:	entries of @extra
+ * @cmds:	optional: @n_cmds commands of the owner's
+ *		(voff_switch_ctl_serve() runs them, help lists them)
+ * @n_cmds:	entries of @cmds
+ * @ctx:	handed to each of @cmds
  */
 struct voff_switch_ctl_state {
 	unsigned int deny;
@@ -697,6 +868,9 @@ struct voff_switch_ctl_state {
 	uint64_t refused;
 	const struct voff_switch_ctl_counter *extra;
 	unsigned int n_extra;
+	const struct voff_switch_ctl_cmd *cmds;
+	unsigned int n_cmds;
+	void *ctx;
 };
 
 /**
@@ -720,17 +894,168 @@ void voff_switch_ctl_help(FILE *f, const struct voff_switch_ctl_state *st);
  * @len:	as voff_switch_ctl()
  * @out:	as voff_switch_ctl()
  *
- * As voff_switch_ctl(), with two differences: `ports add` is refused with
- * -EPERM and an error reply saying why when @st->deny says so (a pcap:
- * spec opens and creates files named by the client; a switch that dropped
- * its capabilities cannot create devices), and the request
- * `server` prints @st's counters and policy.
+ * As voff_switch_ctl(), with three differences: `ports add` is refused
+ * with -EPERM and an error reply saying why when @st->deny says so (a
+ * pcap: spec opens and creates files named by the client; a switch that
+ * dropped its capabilities cannot create devices), the request `server`
+ * prints @st's counters and policy, and the commands of @st->cmds are
+ * run.
  *
  * Return: as voff_switch_ctl().
  */
 int voff_switch_ctl_serve(struct voff_switch *sw,
 			  struct voff_switch_ctl_state *st, const char *req,
 			  size_t len, FILE *out);
+
+/* ---- configuration files (switch_conf.c) ------------------------------- */
+
+/*
+ * A configuration is a list of control requests, one per line, that
+ * declare the ports and their settings, in the words of `voff ctl`
+ * (voff_switch_ctl()):
+ *
+ *	# comment; a word that starts with '#' ends a line
+ *	ports add tap:vt0@ns0,gro=on
+ *	features vt0 tso off
+ *	limits vt0 gso_max_size 32768 gro_flush_timeout 20000
+ *
+ * Only these three requests are taken.  `features` and `limits` name a
+ * port declared on an earlier line, by name; `limits` sets the settings
+ * that change at run time (those taken at open, napi, go in the spec).
+ * A setting given twice, in the spec or on `limits` lines, takes its
+ * last value; `features` lines add up as ethtool -K requests do (gro is
+ * the gro setting).  A port's features and settings that no line gives
+ * are their defaults: the table's, and for a limit the value the port
+ * starts with (a packet port over a device that takes more than 64 KiB
+ * starts above the table's 65536).
+ */
+struct voff_switch_conf;
+
+/**
+ * voff_switch_conf_new() - an empty configuration (no ports)
+ * @out:	receives it; untouched on failure
+ * Return: 0 or -ENOMEM.
+ */
+int voff_switch_conf_new(struct voff_switch_conf **out);
+
+/** voff_switch_conf_free() - free @conf; NULL is a no-op */
+void voff_switch_conf_free(struct voff_switch_conf *conf);
+
+/**
+ * voff_switch_conf_line() - read one line into a configuration
+ * @conf:	the configuration
+ * @line:	the line (not necessarily NUL-terminated; a trailing newline
+ *		is ignored); blank and comment lines are taken as nothing
+ * @len:	bytes of @line
+ * @where:	where it comes from, for messages (a file name, "--port")
+ * @lineno:	its line number, for messages; 0 for none
+ *
+ * Everything is checked here, without opening anything: every spec with
+ * voff_port_spec_parse(), every setting and value with the table of
+ * settings (voff_switch_setting_parse()), every feature name, that a
+ * port is declared once and before it is named.
+ *
+ * Return: 0, or a negative errno with voff_switch_conf_error() saying
+ * "WHERE:LINENO: REASON" ("x.conf:7: gro_max_size: 70000 is out of range
+ * (0..65536 bytes)"; "WHERE: REASON" without a line number).  @conf is
+ * unchanged on failure.
+ */
+int voff_switch_conf_line(struct voff_switch_conf *conf, const char *line,
+			  size_t len, const char *where, unsigned int lineno);
+
+/**
+ * voff_switch_conf_read() - read every line of @f into a configuration
+ * @conf:	the configuration
+ * @f:		an open stream, read to its end
+ * @where:	its name, for messages
+ *
+ * Return: 0, or the error of the first bad line (voff_switch_conf_line()),
+ * or a negative errno from reading @f (-EIO).  On failure @conf holds
+ * what it held before the call: a bad line anywhere in @f changes
+ * nothing.
+ */
+int voff_switch_conf_read(struct voff_switch_conf *conf, FILE *f,
+			  const char *where);
+
+/**
+ * voff_switch_conf_error() - what the last failure of a call on @conf
+ * was, as one line without newline ("" when none)
+ */
+const char *voff_switch_conf_error(const struct voff_switch_conf *conf);
+
+/**
+ * voff_switch_conf_port() - the spec of the @i-th port declared, with
+ * every setting given (in the spec and on `limits` lines) merged in
+ * Return: the spec (owned by @conf), or NULL past the last port.
+ */
+const struct voff_port_spec *
+voff_switch_conf_port(const struct voff_switch_conf *conf, unsigned int i);
+
+/**
+ * struct voff_switch_conf_result - what voff_switch_conf_apply() did
+ * @added:	ports opened and added
+ * @removed:	ports removed (running, not in the configuration)
+ * @changed:	running ports whose settings or features were changed
+ * @kept:	running ports left exactly as they were
+ * @recovered:	failed ports re-opened (also counted in @added)
+ */
+struct voff_switch_conf_result {
+	unsigned int added;
+	unsigned int removed;
+	unsigned int changed;
+	unsigned int kept;
+	unsigned int recovered;
+};
+
+/**
+ * voff_switch_conf_apply() - make the switch what @conf says
+ * @sw:		the switch
+ * @conf:	the configuration
+ * @deny:	VOFF_SWITCH_CTL_DENY_ADD: the switch may not open ports
+ *		(it dropped the privileges to): a configuration that needs
+ *		a new port is refused before anything changes
+ * @res:	optional: receives what was done
+ *
+ * First, without changing anything, every running port is matched by
+ * name with a declared one; a declared port that runs opened with
+ * something else (another kind, namespace or sink, napi) is refused:
+ * what a port is opened with cannot change on a running port (remove it
+ * with voff_switch_del() and apply again to re-create it).  Then the
+ * running ports the configuration does not declare are removed, and in
+ * the configuration's order each declared port is added (opened from its
+ * spec, then given its settings and features) or, when it runs, given
+ * the settings and features that differ, with voff_switch_set() and
+ * voff_switch_set_features(): its MAC table entries and counters stay.
+ * A failed port (struct voff_switch_port_info.failed) the configuration
+ * declares is re-opened (VOFF_SWITCH_EV_PORT_RECOVERED).
+ *
+ * Return: 0, or a negative errno with voff_switch_conf_error() naming
+ * the line and the reason.  A refusal of the first step changes nothing;
+ * a failure after it (a device the kernel does not create) stops there:
+ * the ports dealt with before it stay as they were made.
+ */
+int voff_switch_conf_apply(struct voff_switch *sw,
+			   struct voff_switch_conf *conf, unsigned int deny,
+			   struct voff_switch_conf_result *res);
+
+/**
+ * voff_switch_conf_write() - the running state as a configuration
+ * @sw:		the switch
+ * @f:		where to write it
+ *
+ * For each port, in id order: `ports add` with what it was opened with
+ * (voff_port_spec_format() without run-time settings), a `limits` line
+ * with the settings that are not at their default (as a configuration
+ * means it: above), a `features` line
+ * with the features whose wanted state is not the default (gro aside:
+ * it is the gro setting).  Read back and applied to a switch without
+ * ports, it makes the same ports with the same settings and features,
+ * and written again it gives the same text.  A port added with
+ * voff_switch_add() (no spec) is written as a comment.
+ *
+ * Return: 0, or -EIO when writing to @f failed.
+ */
+int voff_switch_conf_write(const struct voff_switch *sw, FILE *f);
 
 #ifdef __cplusplus
 }

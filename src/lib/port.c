@@ -33,12 +33,13 @@ static const struct voff_port_ops *const backends[VOFF_PORT__KIND_COUNT] = {
 	[VOFF_PORT_TAP] = &voff__port_tap_ops,
 	[VOFF_PORT_TUN] = &voff__port_tun_ops,
 	[VOFF_PORT_PACKET] = &voff__port_packet_ops,
+	[VOFF_PORT_VHOST] = &voff__port_vhost_ops,
 };
 
 static const char *const kind_names[VOFF_PORT__KIND_COUNT] = {
 	[VOFF_PORT_MEM] = "mem",       [VOFF_PORT_PCAP] = "pcap",
 	[VOFF_PORT_TAP] = "tap",       [VOFF_PORT_TUN] = "tun",
-	[VOFF_PORT_PACKET] = "packet",
+	[VOFF_PORT_PACKET] = "packet", [VOFF_PORT_VHOST] = "vhost-user",
 };
 
 const char *voff_port_kind_name(enum voff_port_kind kind)
@@ -327,13 +328,15 @@ void voff_port_egress(const struct voff_port *port,
 	if (port->ops->refresh) {
 		if (port->info.limits.mtu)
 			lim->mtu = port->info.limits.mtu;
-		return;
+	} else {
+		/* Configured values over the defaults; 0 was "no limit". */
+		limits_merge(lim, &port->info.limits);
+		if (lim->gso_max_size < lim->gso_ipv4_max_size ||
+		    !port->info.limits.gso_ipv4_max_size)
+			lim->gso_ipv4_max_size = lim->gso_max_size;
 	}
-	/* Configured values over the defaults; 0 was "no limit". */
-	limits_merge(lim, &port->info.limits);
-	if (lim->gso_max_size < lim->gso_ipv4_max_size ||
-	    !port->info.limits.gso_ipv4_max_size)
-		lim->gso_ipv4_max_size = lim->gso_max_size;
+	if (port->ops->egress)
+		port->ops->egress(port, dev, lim);
 }
 
 /* ---- receive ------------------------------------------------------------- */

@@ -6,7 +6,7 @@
  *
  * port.c is the front end (counters, transmit contract, validation); one
  * file per backend (port_mem.c, port_pcap.c, port_tap.c, port_packet.c)
- * fills a struct voff_port_ops; netlink.c reads and sets device limits for
+ * (and port_vhost.c) fills a struct voff_port_ops; netlink.c reads and sets device limits for
  * them, and netns.c (netns_int.h) enters their network namespaces.
  */
 #ifndef VOFF_PORT_INT_H
@@ -52,6 +52,9 @@ struct voff_port;
  * @kernel_drops: frames the kernel dropped before the port read them,
  *		since open (struct voff_port_stats.rx_kernel_dropped; NULL:
  *		none to read)
+ * @egress:	adjust the front end's answer of voff_port_egress() for
+ *		what the device behind the port adds or takes away (NULL:
+ *		the front end's answer stands)
  * @keeps_sent:	the backend keeps the packets it sent (memory rings)
  */
 struct voff_port_ops {
@@ -65,6 +68,8 @@ struct voff_port_ops {
 	int (*refresh)(struct voff_port *port);
 	int (*wait_fd)(const struct voff_port *port);
 	uint64_t (*kernel_drops)(const struct voff_port *port);
+	void (*egress)(const struct voff_port *port, struct voff_feat_dev *dev,
+		       struct voff_limits *lim);
 	bool keeps_sent;
 };
 
@@ -101,6 +106,8 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  *		validator's parse at @rx_parsed[i]; else NULL
  * @rx_parsed_ok: bit i set when @rx_parsed[i] holds the parse of the frame
  *		at slot i as it is in the batch
+ * @gen:	bumped whenever @info changes after open (a vhost-user guest
+ *		negotiated): the switch reads the port's egress again
  * @priv:	backend state (allocated by open, freed by close)
  */
 struct voff_port {
@@ -116,6 +123,7 @@ struct voff_port {
 	uint64_t kdrop_base;
 	struct voff_parsed *rx_parsed;
 	uint64_t rx_parsed_ok;
+	uint32_t gen;
 	void *priv;
 };
 
@@ -124,6 +132,7 @@ extern const struct voff_port_ops voff__port_pcap_ops;
 extern const struct voff_port_ops voff__port_tap_ops;
 extern const struct voff_port_ops voff__port_tun_ops;
 extern const struct voff_port_ops voff__port_packet_ops;
+extern const struct voff_port_ops voff__port_vhost_ops;
 
 /** voff__port_count_drop() - count one dropped frame in @dir for @err */
 void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,

@@ -17,7 +17,10 @@
  *
  * Send: the kernel validates the header as for a TUN write and segments a
  * super-packet in software at egress when the device lacks the offload, so
- * any valid header may be written.  PACKET_IGNORE_OUTGOING keeps the
+ * any valid header may be written.  The frame then leaves through the
+ * device as one a bridge forwards to it (validate_xmit_skb()), so the
+ * device's own TSO_MANGLEID and gso limits shape the port as an egress
+ * (packet_egress()).  PACKET_IGNORE_OUTGOING keeps the
  * socket from receiving its own transmissions (and every other frame the
  * host sends out of the interface; VOFF_PORT_F_OWN_TX turns it off).
  *
@@ -51,6 +54,8 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 
+#include <voff/feat.h>
+#include <voff/limits.h>
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
@@ -216,7 +221,7 @@ static int packet_open(struct voff_port *port,
 		in->tx_off = PACKET_OFF;
 	}
 	in->refused = in->want & ~in->rx_off;
-	in->tx_max_len = 65535 + 18;
+	in->tx_max_len = VOFF_GSO_MAX_FRAME;
 	port->priv = calloc(1, sizeof(struct packet_priv));
 	if (!port->priv)
 		return -ENOMEM;
@@ -269,6 +274,52 @@ static int packet_refresh(struct voff_port *port)
 {
 	return voff_netlink_get_limits(port->netns, port->info.name, NULL,
 				       &port->info.limits);
+}
+
+static uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The port as an egress is its device (docs/kernel-model.md §7), as read
+ * at open:
+ *  - TSO_MANGLEID: a header cannot say FIXEDID, so a fixed-ID TCPV4
+ *    super-packet reaches the device as one whose IDs it may make
+ *    incrementing; a device with TSO_MANGLEID on takes exactly that, and
+ *    the kernel's bridge passes it such super-packets whole (with DF set:
+ *    voff_xmit_decide() takes MANGLEID away without DF);
+ *  - gso_max_size, gso_ipv4_max_size, gso_max_segs: a send of that size
+ *    or more is cut by the kernel to MSS-sized frames, so they bound the
+ *    port, up to the largest frame a send carries (a device above 64 KiB
+ *    then takes the 65549-byte frames GRO builds).
+ */
+static void packet_egress(const struct voff_port *port,
+			  struct voff_feat_dev *dev, struct voff_limits *lim)
+{
+	const uint64_t m = VOFF_F_TSO_MANGLEID;
+	const struct voff_limits *d = &port->info.limits;
+	uint32_t top = port->info.tx_max_len + 1;
+	uint32_t v4 = d->gso_ipv4_max_size;
+
+	if ((dev->active & VOFF_F_TSO) && (port->info.features & m)) {
+		dev->hw |= m;
+		dev->wanted |= m;
+		dev->active |= m;
+		if (dev->vlan & VOFF_F_TSO)
+			dev->vlan |= m;
+		if (dev->enc & VOFF_F_TSO)
+			dev->enc |= m;
+	}
+	/* Before 6.3 IPv4 had no size of its own: gso_max_size, <= 64 KiB. */
+	if (!v4)
+		v4 = min32(d->gso_max_size, VOFF_GSO_LEGACY_MAX_SIZE);
+	if (d->gso_max_size)
+		lim->gso_max_size = min32(d->gso_max_size, top);
+	if (v4)
+		lim->gso_ipv4_max_size = min32(v4, top);
+	if (d->gso_max_segs)
+		lim->gso_max_segs = d->gso_max_segs;
 }
 
 /* The VLAN tag the kernel took off a received frame, from its auxdata. */
@@ -601,4 +652,5 @@ const struct voff_port_ops voff__port_packet_ops = {
 	.tx = packet_tx,
 	.refresh = packet_refresh,
 	.kernel_drops = packet_kernel_drops,
+	.egress = packet_egress,
 };

@@ -32,11 +32,13 @@
  * @name:	the OPTION word
  * @arg:	its VALUE as usage texts write it
  * @set:	takes the value (a piece of the spec's buffer) into @s
+ * @get:	its value in @s, NULL when not given (for printing back)
  */
 struct kind_opt {
 	const char *name;
 	const char *arg;
 	int (*set)(struct voff_port_spec *s, char *val);
+	const char *(*get)(const struct voff_port_spec *s);
 };
 
 /**
@@ -75,10 +77,15 @@ static int opt_sink(struct voff_port_spec *s, char *val)
 	return 0;
 }
 
-static const struct kind_opt no_opts[] = { { NULL, NULL, NULL } };
+static const char *get_sink(const struct voff_port_spec *s)
+{
+	return s->cfg.sink;
+}
+
+static const struct kind_opt no_opts[] = { { NULL, NULL, NULL, NULL } };
 static const struct kind_opt pcap_opts[] = {
-	{ "sink", "FILE", opt_sink },
-	{ NULL, NULL, NULL },
+	{ "sink", "FILE", opt_sink, get_sink },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static const struct kind kinds[] = {
@@ -90,6 +97,14 @@ static const struct kind kinds[] = {
 	  "interface", 0, no_opts },
 	{ { "pcap", VOFF_PORT_PCAP, "FILE", 0, false, true },
 	  "file", 0, pcap_opts },
+	/*
+	 * The socket a VMM connects to: created 0600 and replacing nothing
+	 * but a stale socket, yet still a file created where the spec says,
+	 * so a server that refuses file-naming specs refuses it too (the
+	 * operator names it on the command line).
+	 */
+	{ { "vhost-user", VOFF_PORT_VHOST, "PATH", 63, false, true },
+	  "socket", 0, no_opts },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -286,6 +301,50 @@ int voff_port_spec_parse(struct voff_port_spec *s, const char *text)
 	return 0;
 }
 
+/* The entry of kind @k (enum voff_port_kind), NULL for a kind no spec has. */
+static const struct kind *kind_of(enum voff_port_kind k)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (kinds[i].pub.kind == k)
+			return &kinds[i];
+	return NULL;
+}
+
+int voff_port_spec_format(const struct voff_port_spec *s, bool all,
+			  char *buf, size_t len)
+{
+	const struct kind *k = s ? kind_of(s->cfg.kind) : NULL;
+	const struct voff_switch_setting *set;
+	char val[32];
+	size_t n;
+	FILE *f;
+
+	if (!k || !s->cfg.name || !buf || !len)
+		return -EINVAL;
+	f = fmemopen(buf, len, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s:%s", k->pub.name, s->cfg.name);
+	if (s->cfg.netns)
+		fprintf(f, "@%s", s->cfg.netns);
+	for (const struct kind_opt *o = k->opts; o->name; o++)
+		if (o->get(s))
+			fprintf(f, ",%s=%s", o->name, o->get(s));
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		bool runtime = set->flags & VOFF_SWITCH_SETTING_F_RUNTIME;
+
+		if (!(s->given & (1u << i)) || (runtime && !all) ||
+		    (!runtime && !all && s->value[i] == set->def))
+			continue;
+		voff_switch_setting_format(set, s->value[i], val, sizeof(val));
+		fprintf(f, ",%s=%s", set->name, val);
+	}
+	fflush(f);
+	n = (size_t)ftell(f);
+	fclose(f);
+	return n + 1 >= len ? -ENOSPC : (int)n;
+}
+
 /* Apply a spec's run-time settings to port @id, in table order. */
 static int spec_apply(struct voff_switch *sw, unsigned int id,
 		      const struct voff_port_spec *s)
@@ -307,6 +366,7 @@ static int spec_apply(struct voff_switch *sw, unsigned int id,
 int voff_switch_add_parsed(struct voff_switch *sw,
 			   const struct voff_port_spec *s, unsigned int *id)
 {
+	char text[VOFF_PORT_SPEC_MAX + 1];
 	struct voff_port *port;
 	unsigned int nid;
 	int err;
@@ -316,10 +376,13 @@ int voff_switch_add_parsed(struct voff_switch *sw,
 	/* A name in use fails before a device is made. */
 	if (voff_switch_find(sw, s->cfg.name) >= 0)
 		return -EEXIST;
+	/* What it is opened with; never longer than the spec it came from. */
+	if (voff_port_spec_format(s, false, text, sizeof(text)) < 0)
+		text[0] = '\0';
 	err = voff_port_open(&port, &s->cfg);
 	if (err)
 		return err;
-	err = voff_switch_add(sw, port, s->cfg.name, &nid);
+	err = voff__switch_add(sw, port, s->cfg.name, text, &nid);
 	if (err) {
 		voff_port_close(port);
 		return err;

@@ -548,7 +548,7 @@ static int open_common(struct voff_port *port,
 		in->vnet_hdr_len = cfg->vnet_hdr_len ? cfg->vnet_hdr_len : 10;
 	in->l3 = tun;
 	/* An IP datagram of 64 KiB, plus Ethernet and one VLAN tag on TAP. */
-	in->tx_max_len = 65535 + (tun ? 0 : 18);
+	in->tx_max_len = tun ? 65535 : VOFF_GSO_MAX_FRAME;
 	err = tun_attach(port, cfg, tun ? IFF_TUN : IFF_TAP);
 	if (err)
 		return err;

@@ -46,11 +46,17 @@ struct sw_port {
 	int fd;
 	bool busy;			/* step again without waiting */
 	bool failed;			/* receive failed: no longer polled */
+	bool down;			/* the device refuses frames: down */
+	char spec[VOFF_PORT_SPEC_MAX + 1]; /* what it was opened with */
+	uint64_t tick_tx, tick_rx;	/* counters at the last tick */
+	uint64_t tick_refused;		/* tx drops for a down device */
 	struct voff_feat_dev egress;	/* what the port takes (port.h) */
+	uint32_t egress_gen;		/* port->gen it was read at */
 	struct voff_limits egress_lim;
 	struct voff_feat_dev feat;	/* the switch port's own state */
 	struct voff_feat_dev eff;	/* egress ∩ feat: for the decision */
 	struct voff_limits lim;		/* limits the user set */
+	struct voff_limits lim0;	/* ... and before any was set */
 	struct voff_limits elim;	/* egress_lim within lim */
 	uint32_t prop_size, prop_segs;	/* last values propagated */
 	struct voff_gro *gro;
@@ -95,7 +101,12 @@ struct voff_switch {
 	uint64_t busy_poll_ns;		/* the configured window; 0: off */
 	uint64_t spin_ns;		/* the window now (adaptive) */
 	uint64_t last_rx_ns;		/* when a step last received */
+	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
+	void *event_ctx;
 };
+
+_Static_assert(sizeof(((struct voff_switch_port_info *)0)->spec) ==
+	       VOFF_PORT_SPEC_MAX + 1, "a port's spec fits its info");
 
 static const char *const drop_names[] = {
 #define VOFF__X(e, n) [VOFF_SWITCH_DROP_##e] = n,
@@ -108,6 +119,53 @@ const char *voff_switch_drop_name(enum voff_switch_drop d)
 	if ((unsigned int)d >= VOFF_SWITCH_DROP__COUNT)
 		return "?";
 	return drop_names[d];
+}
+
+static const char *const event_names[] = {
+#define VOFF__X(e, n) [VOFF_SWITCH_EV_##e] = n,
+	VOFF_SWITCH_EVENT_MAP(VOFF__X)
+#undef VOFF__X
+};
+
+const char *voff_switch_event_name(enum voff_switch_event_type t)
+{
+	if ((unsigned int)t >= VOFF_SWITCH_EV__COUNT)
+		return "?";
+	return event_names[t];
+}
+
+void voff_switch_set_event_cb(struct voff_switch *sw,
+			      void (*cb)(void *ctx,
+					 const struct voff_switch_event *ev),
+			      void *ctx)
+{
+	if (!sw)
+		return;
+	sw->event_cb = cb;
+	sw->event_ctx = ctx;
+}
+
+void voff__switch_emit(struct voff_switch *sw, struct voff_switch_event *ev)
+{
+	const struct sw_port *p = ev->port < VOFF_SWITCH_MAX_PORTS ?
+					  &sw->p[ev->port] : NULL;
+
+	if (!sw->event_cb)
+		return;
+	if (!ev->name)
+		ev->name = p ? p->name : "";
+	if (!ev->spec)
+		ev->spec = p ? p->spec : "";
+	sw->event_cb(sw->event_ctx, ev);
+}
+
+/* An event about port @id with nothing more to say than its type. */
+static void port_event(struct voff_switch *sw, unsigned int id,
+		       enum voff_switch_event_type type, int err)
+{
+	struct voff_switch_event ev = { .type = type, .port = id, .err = err };
+
+	voff__switch_emit(sw, &ev);
 }
 
 static uint64_t now_ns(void)
@@ -156,6 +214,25 @@ static void update_feat(struct sw_port *p)
 	p->eff.gso_partial = p->egress.gso_partial;
 }
 
+/*
+ * The port's own limits start as the kernel's defaults, raised to what its
+ * egress takes when that is more (a packet port over a device with a
+ * larger gso_max_size): the switch port adds no cap until the user sets
+ * one.
+ */
+static void init_lim(struct sw_port *p)
+{
+	voff_limits_init(&p->lim);
+	if (p->egress_lim.gso_max_size > p->lim.gso_max_size)
+		p->lim.gso_max_size = p->egress_lim.gso_max_size;
+	if (p->egress_lim.gso_ipv4_max_size > p->lim.gso_ipv4_max_size)
+		p->lim.gso_ipv4_max_size = p->egress_lim.gso_ipv4_max_size;
+	if (p->lim.gso_max_size > p->lim.tso_max_size)
+		p->lim.tso_max_size = p->lim.gso_max_size;
+	if (p->lim.gso_ipv4_max_size > p->lim.tso_max_size)
+		p->lim.tso_max_size = p->lim.gso_ipv4_max_size;
+}
+
 static void update_lim(struct sw_port *p)
 {
 	p->elim = p->egress_lim;
@@ -171,6 +248,41 @@ static bool owns_device(const struct sw_port *p)
 
 	voff_port_info(p->port, &info);
 	return info.kind == VOFF_PORT_TAP || info.kind == VOFF_PORT_TUN;
+}
+
+static uint32_t dev_tso_max_size(const struct sw_port *p)
+{
+	struct voff_port_info info;
+
+	voff_port_info(p->port, &info);
+	return info.limits.tso_max_size ? info.limits.tso_max_size :
+					  VOFF_GSO_LEGACY_MAX_SIZE;
+}
+
+/* Give port @id's device the gso limits @set, and say what happened. */
+static void propagate_one(struct voff_switch *sw, unsigned int id,
+			  const struct voff_limits *set)
+{
+	struct sw_port *p = &sw->p[id];
+	struct voff_switch_event ev = { .port = id };
+	struct voff_port_info info;
+	int err;
+
+	voff_port_info(p->port, &info);
+	ev.old_size = p->prop_size ? p->prop_size : info.limits.gso_max_size;
+	ev.old_segs = p->prop_segs ? p->prop_segs : info.limits.gso_max_segs;
+	ev.new_size = set->gso_max_size;
+	ev.new_segs = set->gso_max_segs;
+	err = voff_port_set_limits(p->port, set);
+	if (!err) {
+		p->prop_size = set->gso_max_size;
+		p->prop_segs = set->gso_max_segs;
+		ev.type = VOFF_SWITCH_EV_PROPAGATED;
+	} else {
+		ev.type = VOFF_SWITCH_EV_PROPAGATE_FAILED;
+		ev.err = err;
+	}
+	voff__switch_emit(sw, &ev);
 }
 
 /*
@@ -196,16 +308,15 @@ static void propagate(struct voff_switch *sw)
 		}
 		if (size == UINT32_MAX)
 			size = VOFF_GSO_LEGACY_MAX_SIZE;
+		/* A TAP takes no gso_max_size above its tso_max_size. */
+		size = min32(size, dev_tso_max_size(p));
 		if (segs == UINT32_MAX)
 			segs = VOFF_GSO_MAX_SEGS;
 		if (size == p->prop_size && segs == p->prop_segs)
 			continue;
 		set.gso_max_size = size;
 		set.gso_max_segs = segs;
-		if (voff_port_set_limits(p->port, &set) == 0) {
-			p->prop_size = size;
-			p->prop_segs = segs;
-		}
+		propagate_one(sw, i, &set);
 	}
 }
 
@@ -312,8 +423,8 @@ static void rewatch(struct voff_switch *sw, struct sw_port *p)
 		p->failed = true;
 }
 
-int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
-		    const char *name, unsigned int *id)
+int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
+		     const char *name, const char *spec, unsigned int *id)
 {
 	struct voff_port_info info;
 	struct sw_port *p = NULL;
@@ -343,18 +454,29 @@ int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
 	memcpy(p->name, name, strlen(name) + 1);
 	p->l3 = info.l3;
 	voff_port_egress(port, &p->egress, &p->egress_lim);
+	p->egress_gen = port->gen;
 	p->feat.hw = PORT_HW;
 	p->feat.wanted = PORT_HW & ~VOFF_F_GRO;
 	update_feat(p);
-	voff_limits_init(&p->lim);
+	init_lim(p);
+	p->lim0 = p->lim;
 	update_lim(p);
 	p->rx_budget = VOFF_BATCH_MAX;
 	p->backoff_max_ns = VOFF_SWITCH_RX_BACKOFF_NS;
 	p->busy = p->fd < 0;
+	if (spec && strlen(spec) < sizeof(p->spec))
+		memcpy(p->spec, spec, strlen(spec) + 1);
 	if (id)
 		*id = (unsigned int)(p - sw->p);
+	port_event(sw, (unsigned int)(p - sw->p), VOFF_SWITCH_EV_PORT_ADDED, 0);
 	propagate(sw);
 	return 0;
+}
+
+int voff_switch_add(struct voff_switch *sw, struct voff_port *port,
+		    const char *name, unsigned int *id)
+{
+	return voff__switch_add(sw, port, name, NULL, id);
 }
 
 int voff_switch_del(struct voff_switch *sw, unsigned int id)
@@ -363,6 +485,7 @@ int voff_switch_del(struct voff_switch *sw, unsigned int id)
 
 	if (!p)
 		return -ENOENT;
+	port_event(sw, id, VOFF_SWITCH_EV_PORT_REMOVED, 0);
 	drop_port(sw, p);
 	voff__fdb_flush_port(&sw->fdb, id);
 	propagate(sw);
@@ -411,6 +534,8 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->rx_budget = p->rx_budget;
 	out->rx_backoff_ns = p->backoff_max_ns;
 	out->failed = p->failed;
+	out->down = p->down;
+	memcpy(out->spec, p->spec, sizeof(out->spec));
 	return 0;
 }
 
@@ -729,6 +854,19 @@ static void flush_all_tx(struct voff_switch *sw)
 }
 
 /*
+ * A port whose offloads changed after it was added (a vhost-user guest
+ * negotiated): read its egress again, as voff_switch_add() did.
+ */
+static void egress_refresh(struct voff_switch *sw, struct sw_port *p)
+{
+	p->egress_gen = p->port->gen;
+	voff_port_egress(p->port, &p->egress, &p->egress_lim);
+	update_feat(p);
+	update_lim(p);
+	propagate(sw);
+}
+
+/*
  * Stop or start waiting on a held port's descriptor: a level-triggered
  * epoll would report a port whose frames are left unread at every wait.
  */
@@ -787,6 +925,8 @@ static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 	n = voff_port_rx(p->port, sw->pool, &rx);
 	ok = p->port->rx_parsed_ok;
 	voff__port_rx_keep_parses(p->port, NULL);
+	if (p->port->gen != p->egress_gen)
+		egress_refresh(sw, p);
 	if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
 		/*
 		 * The device went away: stop waiting on it, or a hung-up
@@ -795,6 +935,7 @@ static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 		p->failed = true;
 		if (p->fd >= 0)
 			epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+		port_event(sw, id, VOFF_SWITCH_EV_PORT_FAILED, n);
 	} else if (p->fd >= 0) {
 		rewatch(sw, p);
 	}
@@ -976,10 +1117,11 @@ static void gro_off(struct voff_switch *sw, unsigned int id)
 	p->gro = NULL;
 }
 
-int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
-			     uint64_t mask, uint64_t on)
+int voff__switch_features(struct voff_switch *sw, unsigned int id,
+			  uint64_t mask, uint64_t on, bool quiet)
 {
 	struct sw_port *p = get(sw, id);
+	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_FEATURES };
 	uint64_t old_wanted;
 	bool gro;
 
@@ -1001,7 +1143,64 @@ int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
 	} else if (!gro && p->gro) {
 		gro_off(sw, id);
 	}
+	if (quiet || p->feat.wanted == old_wanted)
+		return 0;
+	ev.port = id;
+	ev.old_value = old_wanted;
+	ev.new_value = p->feat.wanted;
+	voff__switch_emit(sw, &ev);
 	return 0;
+}
+
+int voff_switch_set_features(struct voff_switch *sw, unsigned int id,
+			     uint64_t mask, uint64_t on)
+{
+	return voff__switch_features(sw, id, mask, on, false);
+}
+
+uint64_t voff__switch_default_wanted(void)
+{
+	return PORT_HW & ~VOFF_F_GRO;
+}
+
+/*
+ * Frames a down device refused: a TAP or TUN set down answers EIO to
+ * every write, a packet socket ENETDOWN.
+ */
+static uint64_t refused_down(const struct voff_port *port)
+{
+	return voff_port_drop_count(port, VOFF_PORT_TX, -EIO) +
+	       voff_port_drop_count(port, VOFF_PORT_TX, -ENETDOWN);
+}
+
+void voff_switch_tick(struct voff_switch *sw)
+{
+	for (unsigned int i = 0; sw && i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct sw_port *p = get(sw, i);
+		struct voff_port_stats st;
+		uint64_t refused;
+		bool sent, got;
+
+		if (!p)
+			continue;
+		voff_port_stats(p->port, &st);
+		refused = refused_down(p->port);
+		sent = st.tx_packets != p->tick_tx;
+		got = st.rx_packets != p->tick_rx;
+		if (!p->down && !sent && refused != p->tick_refused) {
+			p->down = true;
+			port_event(sw, i, VOFF_SWITCH_EV_PORT_DOWN,
+				   voff_port_drop_count(p->port, VOFF_PORT_TX,
+							-EIO) ? -EIO
+							      : -ENETDOWN);
+		} else if (p->down && (sent || got)) {
+			p->down = false;
+			port_event(sw, i, VOFF_SWITCH_EV_PORT_UP, 0);
+		}
+		p->tick_tx = st.tx_packets;
+		p->tick_rx = st.rx_packets;
+		p->tick_refused = refused;
+	}
 }
 
 int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
@@ -1017,12 +1216,26 @@ int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 	err = voff_limits_set(&l, which, value);
 	if (err)
 		return err;
+	/* No BIG TCP below this size: IPv4 follows, as at 64 KiB or less. */
+	if (which == VOFF_LIMIT_GSO_MAX_SIZE && value <= VOFF_GSO_FRAME_LIMIT)
+		l.gso_ipv4_max_size = value;
 	p->lim = l;
 	update_lim(p);
 	/* Only merges to come are bounded: nothing held moves. */
 	if (p->gro)
 		voff_gro_set_max_size(p->gro, gro_max_datagram(p));
 	propagate(sw);
+	return 0;
+}
+
+int voff__switch_initial_limits(const struct voff_switch *sw, unsigned int id,
+				struct voff_limits *out)
+{
+	const struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	*out = p->lim0;
 	return 0;
 }
 

@@ -26,6 +26,8 @@
 #include <voff/err.h>
 #include <voff/switch.h>
 
+#include "switch_int.h"
+
 #define MAX_WORDS 32
 
 /* ---- replies: one writer for JSON and text ------------------------------- */
@@ -84,9 +86,14 @@ struct style {
  * @more:	JSON: a member was written at that depth (a comma is due)
  * @npairs:	text: pairs written to the current object
  * @prefix:	text: name of the open sub-object, put before its keys
+ * @err:	when set, fail() puts its message here (@errlen bytes)
+ *		instead of writing an error reply: a configuration line
+ * @errlen:	bytes of @err
  */
 struct out {
 	FILE *f;
+	char *err;
+	size_t errlen;
 	bool json;
 	const struct style *st;
 	unsigned int depth;
@@ -296,6 +303,10 @@ static int fail(struct out *o, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (o->err) {
+		snprintf(o->err, o->errlen, "%s", msg);
+		return err;
+	}
 	if (o->json) {
 		fputs("{\"error\":", o->f);
 		jstr(o->f, msg);
@@ -310,13 +321,15 @@ static int fail(struct out *o, int err, const char *fmt, ...)
 
 /**
  * struct ctx - one request being run
- * @sw:		the switch
+ * @sw:		the switch (NULL for a configuration line)
  * @st:		the server's policy and counters, NULL without a server
+ * @conf:	a configuration line is read into it (no switch, no reply)
  * @o:		the reply
  */
 struct ctx {
 	struct voff_switch *sw;
 	struct voff_switch_ctl_state *st;
+	struct voff_switch_conf *conf;
 	struct out o;
 };
 
@@ -386,9 +399,21 @@ static int cmd_ports(struct ctx *c, char **w, int n)
  * `ports add` under a server policy.  The spec is parsed before the policy
  * is looked at, so a malformed spec is reported as such either way.
  */
+/* The table entry of port kind @kind, or NULL. */
+static const struct voff_port_spec_kind *spec_kind(enum voff_port_kind kind)
+{
+	const struct voff_port_spec_kind *k;
+
+	for (unsigned int i = 0; (k = voff_port_spec_kind_at(i)); i++)
+		if (k->kind == kind)
+			return k;
+	return NULL;
+}
+
 static int cmd_ports_add(struct ctx *c, char **w, int n)
 {
 	struct voff_switch_ctl_state *st = c->st;
+	const struct voff_port_spec_kind *kind;
 	struct voff_port_spec s;
 	int err;
 
@@ -402,11 +427,11 @@ static int cmd_ports_add(struct ctx *c, char **w, int n)
 			    "dropped the privileges to open ports");
 	}
 	if (st && (st->deny & VOFF_SWITCH_CTL_DENY_FILES) &&
-	    s.cfg.kind == VOFF_PORT_PCAP) {
+	    (kind = spec_kind(s.cfg.kind)) && kind->files) {
 		st->refused++;
-		return fail(&c->o, -EPERM, "ports add: refused: pcap ports "
-			    "open files and are only taken from the command "
-			    "line");
+		return fail(&c->o, -EPERM, "ports add: refused: %s ports "
+			    "name files and are only taken from the command "
+			    "line", kind->name);
 	}
 	err = voff_switch_add_parsed(c->sw, &s, NULL);
 	if (err)
@@ -472,39 +497,14 @@ static int cmd_features(struct ctx *c, char **w, int n)
 	return 0;
 }
 
-/* "unknown setting 'x' (settings: a, b, ...)" */
-static int unknown_setting(struct ctx *c, const char *name)
-{
-	const struct voff_switch_setting *set;
-	char list[512];
-	size_t off = 0;
-
-	list[0] = '\0';
-	for (unsigned int i = 0; (set = voff_switch_setting_at(i)) &&
-				 off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-					i ? ", " : "", set->name);
-	return fail(&c->o, -EINVAL, "unknown setting '%s' (settings: %s)",
-		    name, list);
-}
-
 /* Check one NAME VALUE pair for port @pi; Return: 0 or a failure. */
 static int limit_check(struct ctx *c, const struct voff_switch_port_info *pi,
 		       const char *name, const char *text, uint64_t *v)
 {
-	const struct voff_switch_setting *set = voff_switch_setting_find(name);
-	char err[128];
-	int rc;
+	char err[640];
+	int rc = voff__switch_setting_check(pi->info.kind, name, text, v, err,
+					    sizeof(err));
 
-	if (!set)
-		return unknown_setting(c, name);
-	if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
-		return fail(&c->o, -EINVAL, "%s: taken only when the port is "
-			    "opened (a port spec option)", name);
-	if (!(set->kinds & (1u << pi->info.kind)))
-		return fail(&c->o, -EINVAL, "%s: not a setting of %s ports",
-			    name, voff_port_kind_name(pi->info.kind));
-	rc = voff_switch_setting_parse(set, text, v, err, sizeof(err));
 	return rc ? fail(&c->o, rc, "%s", err) : 0;
 }
 
@@ -718,6 +718,55 @@ static int cmd_server(struct ctx *c, char **w, int n)
 	return 0;
 }
 
+/* The running state as a configuration (switch_conf.c writes it). */
+static int cmd_save(struct ctx *c, char **w, int n)
+{
+	(void)w;
+	(void)n;
+	if (c->o.json)
+		return fail(&c->o, -EINVAL, "save: a configuration is text "
+			    "(no -j)");
+	return voff_switch_conf_write(c->sw, c->o.f);
+}
+
+/* ---- the same commands as lines of a configuration file ------------------ */
+
+static int conf_fail(struct ctx *c, int err, const char *msg)
+{
+	return err ? fail(&c->o, err, "%s", msg) : 0;
+}
+
+static int conf_ports_add(struct ctx *c, char **w, int n)
+{
+	char msg[640];
+
+	(void)n;
+	return conf_fail(c, voff__conf_port(c->conf, w[0], msg, sizeof(msg)),
+			 msg);
+}
+
+static int conf_features(struct ctx *c, char **w, int n)
+{
+	char msg[640];
+
+	if (n < 3 || (n - 1) % 2)
+		return fail(&c->o, -EINVAL, "features: NAME on|off pairs "
+			    "expected");
+	return conf_fail(c, voff__conf_features(c->conf, w[0], w + 1, n - 1,
+						msg, sizeof(msg)), msg);
+}
+
+static int conf_limits(struct ctx *c, char **w, int n)
+{
+	char msg[640];
+
+	if (n < 3 || (n - 1) % 2)
+		return fail(&c->o, -EINVAL, "limits: NAME VALUE pairs "
+			    "expected");
+	return conf_fail(c, voff__conf_limits(c->conf, w[0], w + 1, n - 1,
+					      msg, sizeof(msg)), msg);
+}
+
 static int cmd_help(struct ctx *c, char **w, int n);
 
 /**
@@ -730,6 +779,9 @@ static int cmd_help(struct ctx *c, char **w, int n);
  *		within @min .. @max
  * @help:	one line for `help`
  * @server:	exists only under a server (voff_switch_ctl_serve())
+ * @conf:	reads it as a line of a configuration file (the same words
+ *		declare a port, its features and its settings: switch_conf.c);
+ *		NULL for a command a configuration does not take
  */
 struct command {
 	const char *name;
@@ -738,23 +790,26 @@ struct command {
 	int (*fn)(struct ctx *c, char **w, int n);
 	const char *help;
 	bool server;
+	int (*conf)(struct ctx *c, char **w, int n);
 };
 
 static const struct command commands[] = {
-	{ "ports", "", 0, 0, cmd_ports, "list the ports", false },
+	{ "ports", "", 0, 0, cmd_ports, "list the ports", false, NULL },
 	{ "ports add", "SPEC", 1, 1, cmd_ports_add,
-	  "open and add a port (SPEC below)", false },
+	  "open and add a port (SPEC below)", false, conf_ports_add },
 	{ "ports del", "PORT", 1, 1, cmd_ports_del,
-	  "remove a port", false },
+	  "remove a port", false, NULL },
 	{ "features", "PORT [NAME on|off ...]", 1, MAX_WORDS, cmd_features,
-	  "show or set features (ethtool -k/-K)", false },
+	  "show or set features (ethtool -k/-K)", false, conf_features },
 	{ "limits", "PORT [NAME VALUE ...]", 1, MAX_WORDS, cmd_limits,
-	  "show or set the port's settings (below)", false },
-	{ "stats", "[PORT]", 0, 1, cmd_stats, "counters", false },
-	{ "fdb", "", 0, 0, cmd_fdb, "learned MAC addresses", false },
+	  "show or set the port's settings (below)", false, conf_limits },
+	{ "stats", "[PORT]", 0, 1, cmd_stats, "counters", false, NULL },
+	{ "fdb", "", 0, 0, cmd_fdb, "learned MAC addresses", false, NULL },
+	{ "save", "", 0, 0, cmd_save,
+	  "the running state as a configuration file", false, NULL },
 	{ "server", "", 0, 0, cmd_server,
-	  "control server counters and policy", true },
-	{ "help", "", 0, 0, cmd_help, "this text", false },
+	  "control server counters and policy", true, NULL },
+	{ "help", "", 0, 0, cmd_help, "this text", false, NULL },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -788,18 +843,27 @@ static int cmd_help(struct ctx *c, char **w, int n)
 	return 0;
 }
 
+static void help_line(FILE *f, const char *name, const char *args,
+		      const char *help)
+{
+	char use[64];
+
+	snprintf(use, sizeof(use), "%s%s%s", name, *args ? " " : "", args);
+	fprintf(f, "%-32s %s\n", use, help);
+}
+
 void voff_switch_ctl_help(FILE *f, const struct voff_switch_ctl_state *st)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		const struct command *cmd = &commands[i];
-		char use[64];
 
 		if (cmd->server && !st)
 			continue;
-		snprintf(use, sizeof(use), "%s%s%s", cmd->name,
-			 *cmd->args ? " " : "", cmd->args);
-		fprintf(f, "%-32s %s\n", use, cmd->help);
+		help_line(f, cmd->name, cmd->args, cmd->help);
 	}
+	for (unsigned int i = 0; st && st->cmds && i < st->n_cmds; i++)
+		help_line(f, st->cmds[i].name, st->cmds[i].args,
+			  st->cmds[i].help);
 	fputs("\nPORT: a port's name, or the id `ports` shows (a name wins)\n",
 	      f);
 	help_spec(f, st ? st->deny : 0);
@@ -841,17 +905,66 @@ static const struct command *lookup(const struct ctx *c, char **w, int n,
 	return one;
 }
 
+/* A command of the server's owner (struct voff_switch_ctl_cmd). */
+static int dispatch_owner(struct ctx *c, const struct voff_switch_ctl_cmd *cmd,
+			  char **w, int n)
+{
+	char msg[512] = "";
+	int err;
+
+	if (n < cmd->min || n > cmd->max)
+		return fail(&c->o, -EINVAL, "usage: %s%s%s", cmd->name,
+			    *cmd->args ? " " : "", cmd->args);
+	err = cmd->fn(c->st->ctx, w + 1, n, c->o.f, c->o.json, msg,
+		      sizeof(msg));
+	if (err)
+		return fail(&c->o, err, "%s", *msg ? msg : voff_strerror(err));
+	return 0;
+}
+
+static const struct voff_switch_ctl_cmd *owner_cmd(const struct ctx *c,
+						   const char *word)
+{
+	for (unsigned int i = 0; c->st && c->st->cmds && i < c->st->n_cmds;
+	     i++)
+		if (!strcmp(c->st->cmds[i].name, word))
+			return &c->st->cmds[i];
+	return NULL;
+}
+
+/* "ports add, features, limits": what a configuration file takes. */
+static int not_conf(struct ctx *c, const char *name)
+{
+	char list[128] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < NCOMMANDS && off < sizeof(list); i++)
+		if (commands[i].conf)
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+						"%s%s", off ? ", " : "",
+						commands[i].name);
+	return fail(&c->o, -EINVAL, "'%s' is not a configuration request (a "
+		    "file takes: %s)", name, list);
+}
+
 /* Find and run the command of words @w, its argument count checked. */
 static int dispatch(struct ctx *c, char **w, int n)
 {
+	const struct voff_switch_ctl_cmd *own = NULL;
 	const struct command *cmd;
 	bool subs;
 	int words;
 
 	cmd = lookup(c, w, n, &words, &subs);
+	if (!cmd && !c->conf)
+		own = owner_cmd(c, w[0]);
+	if (own)
+		return dispatch_owner(c, own, w, n - 1);
 	if (!cmd)
 		return fail(&c->o, -EINVAL, "unknown command '%s' (try help)",
 			    w[0]);
+	if (c->conf && !cmd->conf)
+		return not_conf(c, cmd->name);
 	n -= words;
 	if (n > cmd->max && subs && words == 1)
 		return fail(&c->o, -EINVAL, "unknown %s subcommand '%s'",
@@ -859,7 +972,7 @@ static int dispatch(struct ctx *c, char **w, int n)
 	if (n < cmd->min || n > cmd->max)
 		return fail(&c->o, -EINVAL, "usage: %s%s%s", cmd->name,
 			    *cmd->args ? " " : "", cmd->args);
-	return cmd->fn(c, w + words, n);
+	return (c->conf ? cmd->conf : cmd->fn)(c, w + words, n);
 }
 
 /* Split @buf in place into at most MAX_WORDS words. */
@@ -883,6 +996,39 @@ static int split(char *buf, char **w)
 	}
 }
 
+/*
+ * Check and split request @req into @w (words in @buf); a configuration
+ * line ends at a word that starts with '#'.  Return: the number of words
+ * or a failure.
+ */
+static int tokens(struct ctx *c, const char *req, size_t len, char *buf,
+		 char **w)
+{
+	const char *what = c->conf ? "line" : "request";
+	int n;
+
+	while (len && (req[len - 1] == '\n' || req[len - 1] == '\r'))
+		len--;
+	if (len > VOFF_SWITCH_CTL_MAX)
+		return c->conf ? fail(&c->o, -E2BIG, "line too long (max %d "
+				      "bytes)", VOFF_SWITCH_CTL_MAX)
+			       : fail(&c->o, -E2BIG, "request too long");
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)req[i] < 0x20 && req[i] != '\t')
+			return fail(&c->o, -EINVAL, "%s is not one printable "
+				    "line", what);
+	if (len)
+		memcpy(buf, req, len);
+	buf[len] = '\0';
+	n = split(buf, w);
+	if (n < 0)
+		return fail(&c->o, n, "too many words");
+	for (int i = 0; c->conf && i < n; i++)
+		if (w[i][0] == '#')
+			n = i;
+	return n;
+}
+
 static int run(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 	       const char *req, size_t len, FILE *out)
 {
@@ -893,20 +1039,9 @@ static int run(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 
 	if (!sw || !out || (!req && len))
 		return -EINVAL;
-	while (len && (req[len - 1] == '\n' || req[len - 1] == '\r'))
-		len--;
-	if (len > VOFF_SWITCH_CTL_MAX)
-		return fail(&c.o, -E2BIG, "request too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)req[i] < 0x20 && req[i] != '\t')
-			return fail(&c.o, -EINVAL,
-				    "request is not one printable line");
-	if (len)
-		memcpy(buf, req, len);
-	buf[len] = '\0';
-	n = split(buf, w);
+	n = tokens(&c, req, len, buf, w);
 	if (n < 0)
-		return fail(&c.o, n, "too many words");
+		return n;
 	if (n && !strcmp(w[0], "-j")) {
 		c.o.json = true;
 		n--;
@@ -914,6 +1049,26 @@ static int run(struct voff_switch *sw, struct voff_switch_ctl_state *st,
 	}
 	if (!n)
 		return fail(&c.o, -EINVAL, "empty request (try help)");
+	return dispatch(&c, w, n);
+}
+
+int voff__ctl_conf_line(struct voff_switch_conf *conf, const char *line,
+			size_t len, char *err, size_t errlen)
+{
+	char buf[VOFF_SWITCH_CTL_MAX + 1];
+	struct ctx c = { .conf = conf,
+			 .o = { .err = err, .errlen = errlen } };
+	char *w[MAX_WORDS];
+	int n;
+
+	if (!conf || (!line && len) || !err || !errlen)
+		return -EINVAL;
+	n = tokens(&c, line, len, buf, w);
+	if (n <= 0)
+		return n;
+	if (!strcmp(w[0], "-j"))
+		return fail(&c.o, -EINVAL, "-j: a configuration line is a "
+			    "request without client options");
 	return dispatch(&c, w, n);
 }
 

@@ -8,6 +8,7 @@
 #define VOFF_SWITCH_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <voff/switch.h>
@@ -68,6 +69,22 @@ unsigned int voff__fdb_walk(const struct voff__fdb *t, uint64_t now_ns,
 int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,
 			   enum voff_limit which, uint32_t value);
 
+/*
+ * The limits port @id had when it was added, before any was set (the
+ * kernel's defaults raised to what its egress takes); Return: 0 or
+ * -ENOENT.
+ */
+int voff__switch_initial_limits(const struct voff_switch *sw, unsigned int id,
+				struct voff_limits *out);
+
+/*
+ * The value setting @s of port @id has when nothing set it: the table's
+ * default, or for a limit the port's initial one.
+ */
+uint64_t voff__switch_setting_def(const struct voff_switch *sw,
+				  unsigned int id,
+				  const struct voff_switch_setting *s);
+
 /* gro_flush_timeout of port @id; Return: 0 or -ENOENT. */
 int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
 				 uint64_t ns);
@@ -90,5 +107,58 @@ int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
  */
 void voff__switch_setting_open(const struct voff_switch_setting *s,
 			       uint64_t value, struct voff_port_cfg *cfg);
+
+/*
+ * Check a NAME VALUE pair of a run-time change to a port of kind @kind,
+ * as `limits` and a configuration's limits lines take it: the name is a
+ * setting, it changes at run time, the kind has it, the value is in its
+ * range.  Return: 0 with *@value set, or a negative errno with @err
+ * saying why ("unknown setting 'x' (settings: ...)", "napi: taken only
+ * when the port is opened (a port spec option)", the parse errors of
+ * voff_switch_setting_parse()).
+ */
+int voff__switch_setting_check(enum voff_port_kind kind, const char *name,
+			       const char *text, uint64_t *value, char *err,
+			       size_t errlen);
+
+/* ---- switch.c, for the control language and configurations ----------- */
+
+/*
+ * voff_switch_add() with the spec the port was opened from (NULL: none),
+ * kept for voff_switch_port_info() and configurations.
+ */
+int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
+		     const char *name, const char *spec, unsigned int *id);
+
+/* voff_switch_set_features(); @quiet: no FEATURES event. */
+int voff__switch_features(struct voff_switch *sw, unsigned int id,
+			  uint64_t mask, uint64_t on, bool quiet);
+
+/* The features a new port wants (VOFF_F_* bits). */
+uint64_t voff__switch_default_wanted(void);
+
+/*
+ * Hand @ev to the event callback, if any; a NULL @ev->name or @ev->spec
+ * is filled from port @ev->port.
+ */
+void voff__switch_emit(struct voff_switch *sw, struct voff_switch_event *ev);
+
+/* ---- configuration lines (switch_ctl.c reads, switch_conf.c keeps) ---- */
+
+/*
+ * Read @line (as voff_switch_conf_line()) through the table of control
+ * commands into @conf; Return: 0 (also for a blank line) or a negative
+ * errno with the reason in @err.
+ */
+int voff__ctl_conf_line(struct voff_switch_conf *conf, const char *line,
+			size_t len, char *err, size_t errlen);
+
+/* The handlers of the three requests a configuration takes. */
+int voff__conf_port(struct voff_switch_conf *conf, const char *spec,
+		    char *err, size_t errlen);
+int voff__conf_features(struct voff_switch_conf *conf, const char *port,
+			char **w, int n, char *err, size_t errlen);
+int voff__conf_limits(struct voff_switch_conf *conf, const char *port,
+		      char **w, int n, char *err, size_t errlen);
 
 #endif /* VOFF_SWITCH_INT_H */

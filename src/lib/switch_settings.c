@@ -86,8 +86,9 @@ static int set_gro(const struct setting *s, struct voff_switch *sw,
 		   unsigned int id, uint64_t v)
 {
 	(void)s;
-	return voff_switch_set_features(sw, id, VOFF_F_GRO,
-					v ? VOFF_F_GRO : 0);
+	/* The SETTING event says it: no FEATURES event besides. */
+	return voff__switch_features(sw, id, VOFF_F_GRO, v ? VOFF_F_GRO : 0,
+				     true);
 }
 
 static uint64_t get_gro(const struct setting *s,
@@ -163,8 +164,8 @@ static uint64_t get_napi(const struct setting *s,
 #define RUNTIME VOFF_SWITCH_SETTING_F_RUNTIME
 
 static const struct setting table[] = {
-	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE,
-	    VOFF_TSO_LEGACY_MAX_SIZE, VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
+	{ { "gso_max_size", NUMBER, VOFF_GSO_MIN_SIZE, VOFF_GSO_FRAME_LIMIT,
+	    VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
 	    "largest super-packet sent to the port (propagated)", RUNTIME,
 	    ALL_KINDS },
 	  VOFF_LIMIT_GSO_MAX_SIZE, set_limit, get_limit, NULL },
@@ -308,7 +309,9 @@ int voff_switch_set(struct voff_switch *sw, unsigned int id, const char *name,
 		    uint64_t value)
 {
 	const struct setting *e = entry(voff_switch_setting_find(name));
+	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_SETTING };
 	struct voff_switch_port_info pi;
+	int err;
 
 	if (!sw)
 		return -EINVAL;
@@ -316,11 +319,21 @@ int voff_switch_set(struct voff_switch *sw, unsigned int id, const char *name,
 		return -ENOENT;
 	if (!e)
 		return -EINVAL;
+	ev.port = id;
+	ev.setting = &e->pub;
 	if (value < e->pub.min || value > e->pub.max)
 		return -ERANGE;
 	if (!e->set || !(e->pub.kinds & KIND(pi.info.kind)))
 		return -EOPNOTSUPP;
-	return e->set(e, sw, id, value);
+	ev.old_value = e->get(e, &pi);
+	err = e->set(e, sw, id, value);
+	if (err)
+		return err;
+	voff_switch_port_info(sw, id, &pi);
+	ev.new_value = e->get(e, &pi);
+	if (ev.new_value != ev.old_value)
+		voff__switch_emit(sw, &ev);
+	return 0;
 }
 
 int voff_switch_get(const struct voff_switch *sw, unsigned int id,
@@ -337,6 +350,51 @@ int voff_switch_get(const struct voff_switch *sw, unsigned int id,
 		return -EINVAL;
 	*value = e->get(e, &pi);
 	return 0;
+}
+
+uint64_t voff__switch_setting_def(const struct voff_switch *sw,
+				  unsigned int id,
+				  const struct voff_switch_setting *s)
+{
+	const struct setting *e = entry(s);
+	struct voff_limits l;
+
+	if (e && e->set == set_limit &&
+	    !voff__switch_initial_limits(sw, id, &l))
+		return voff_limit_get(&l, e->limit);
+	return s->def;
+}
+
+int voff__switch_setting_check(enum voff_port_kind kind, const char *name,
+			       const char *text, uint64_t *value, char *err,
+			       size_t errlen)
+{
+	const struct voff_switch_setting *set = voff_switch_setting_find(name);
+
+	if (!set) {
+		char list[512];
+		size_t off = 0;
+
+		list[0] = '\0';
+		for (size_t i = 0; i < COUNT && off < sizeof(list); i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+						"%s%s", i ? ", " : "",
+						table[i].pub.name);
+		say(err, errlen, "unknown setting '%s' (settings: %s)", name,
+		    list);
+		return -EINVAL;
+	}
+	if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME)) {
+		say(err, errlen, "%s: taken only when the port is opened (a "
+		    "port spec option)", name);
+		return -EINVAL;
+	}
+	if (!(set->kinds & KIND(kind))) {
+		say(err, errlen, "%s: not a setting of %s ports", name,
+		    voff_port_kind_name(kind));
+		return -EINVAL;
+	}
+	return voff_switch_setting_parse(set, text, value, err, errlen);
 }
 
 void voff__switch_setting_open(const struct voff_switch_setting *s,

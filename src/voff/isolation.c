@@ -12,7 +12,7 @@
  *  3. isolate_caps(): keep only what later requests can still need;
  *  4. --seccomp: isolate_seccomp() narrows the system calls to the ones
  *     the loop, the control server and (unless --drop-caps) `ports add`
- *     make;
+ *     make, and with --config opening files for reading (a reload);
  *  5. the loop: forward frames, answer `voff ctl`.
  *
  * Which operation needs which capability (Linux, docs/security.md):
@@ -43,6 +43,7 @@
  * names a file (switch_ctl.c refuses pcap: specs from clients).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -204,6 +205,25 @@ static int allow(scmp_filter_ctx ctx, const char *const *names, size_t n)
 	return 0;
 }
 
+/*
+ * open() and openat() for reading only: a reload reads the configuration
+ * (no O_WRONLY or O_RDWR, no O_CREAT, no O_TRUNC; O_TMPFILE needs write
+ * access).
+ */
+static int allow_read(scmp_filter_ctx ctx)
+{
+	const scmp_datum_t mask = O_ACCMODE | O_CREAT | O_TRUNC;
+	int err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+				   SCMP_A2(SCMP_CMP_MASKED_EQ, mask,
+					   O_RDONLY));
+
+	if (!err && seccomp_syscall_resolve_name("open") != __NR_SCMP_ERROR)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, mask,
+					       O_RDONLY));
+	return err;
+}
+
 /* socket() only for the families the switch uses. */
 static int allow_socket(scmp_filter_ctx ctx, bool ports)
 {
@@ -221,9 +241,10 @@ static int allow_socket(scmp_filter_ctx ctx, bool ports)
 	return 0;
 }
 
-int isolate_seccomp(bool ports)
+int isolate_seccomp(unsigned int allow_set)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	bool ports = allow_set & ISOLATE_ALLOW_PORTS;
 	int err;
 
 	if (!ctx)
@@ -232,6 +253,9 @@ int isolate_seccomp(bool ports)
 	if (!err && ports)
 		err = allow(ctx, port_calls,
 			    sizeof(port_calls) / sizeof(*port_calls));
+	/* Opening ports allows every open already. */
+	if (!err && !ports && (allow_set & ISOLATE_ALLOW_READ))
+		err = allow_read(ctx);
 	if (!err)
 		err = allow_socket(ctx, ports);
 	if (!err)
@@ -240,9 +264,9 @@ int isolate_seccomp(bool ports)
 	return err;
 }
 #else
-int isolate_seccomp(bool ports)
+int isolate_seccomp(unsigned int allow_set)
 {
-	(void)ports;
+	(void)allow_set;
 	return -ENOTSUP;
 }
 #endif

@@ -44,10 +44,17 @@ bool isolate_seccomp_available(void);
  */
 int isolate_caps(unsigned int keep);
 
+/* ISOLATE_ALLOW_* - what isolate_seccomp() allows beyond the loop's calls */
+#define ISOLATE_ALLOW_PORTS (1u << 0)	/* opening ports: open, setns, ... */
+#define ISOLATE_ALLOW_READ (1u << 1)	/* opening files to read them */
+
 /**
  * isolate_seccomp() - allow from now on only the syscalls the switch uses
- * @ports:	also allow what opening ports needs (`ports add`): open,
- *		setns, AF_PACKET sockets
+ * @allow:	ISOLATE_ALLOW_* bits: PORTS allows what opening ports needs
+ *		(`ports add`, a reload that adds a port): open, setns,
+ *		AF_PACKET sockets; READ allows open and openat for reading
+ *		only (a reload reads the configuration file), without
+ *		O_CREAT or O_TRUNC; 0 allows neither
  *
  * Installs a filter whose default answer is EPERM: a call outside the
  * list fails with "Operation not permitted" and the process goes on.
@@ -55,6 +62,6 @@ int isolate_caps(unsigned int keep);
  *
  * Return: 0, -ENOTSUP without libseccomp, or a negative errno.
  */
-int isolate_seccomp(bool ports);
+int isolate_seccomp(unsigned int allow);
 
 #endif /* VOFF_ISOLATION_H */

@@ -79,7 +79,7 @@ int outfile_begin(struct outfile *o, const char *cmd, const char *in,
 	o->path = out;
 	o->write = out;
 	exists = identity(out, STDOUT_FILENO, &so) == 0;
-	if (exists && S_ISREG(so.st_mode) &&
+	if (exists && S_ISREG(so.st_mode) && in &&
 	    identity(in, STDIN_FILENO, &si) == 0 && si.st_dev == so.st_dev &&
 	    si.st_ino == so.st_ino) {
 		fprintf(stderr, "%s: %s: is the input %s (refusing to "

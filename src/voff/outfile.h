@@ -37,7 +37,8 @@ struct outfile {
  * outfile_begin() - check @out against @in and set up where to write
  * @o:		filled in
  * @cmd:	the subcommand, for messages ("voff gso")
- * @in:		the input file ("-" for standard input)
+ * @in:		the input file ("-" for standard input), NULL when the
+ *		output is made from no file (`voff ctl save FILE`)
  * @out:	the output file ("-" for standard output)
  *
  * Prints one line on failure ("voff gso: o.pcap: is the input in.pcap").

@@ -90,8 +90,13 @@ expect "switch --port tap:t0,gro=o" on off
 expect "switch --port tap:t0,gso_max_s" t0,gso_max_size= t0,gso_max_segs=
 expect "switch --port tap:t0,gro=on,n" on,napi=
 has "switch --" --port --ctl --no-propagate --daemon --drop-caps --seccomp \
+	--config --pidfile --log-level --syslog --drop-alarm --drop-window \
 	--busy-poll
-expect "ctl " fdb features help limits ports server stats
+expect "switch --log-level " error warning notice info debug
+expect "switch --log-level=w" warning
+expect "ctl " fdb features help limits monitor ports reload save server stats
+expect "ctl stats --p" --prometheus
+expect "ctl stats t0 --pro" --prometheus
 expect "ctl -j ports " add del
 expect "ctl ports add tu" tun:
 expect "ctl -j limits t0 " gso_max_size gso_max_segs gro_max_size \
@@ -114,6 +119,8 @@ done
 expect "ctl --ctl $tmp/ctl stats " "$tmp/in.pcap"
 expect "ctl --ctl=$tmp/ctl ports del " "$tmp/in.pcap"
 expect "ctl --ctl $tmp/ctl -j features /" "$tmp/in.pcap"
+touch "$tmp/saved.conf"
+expect "ctl --ctl $tmp/ctl save $tmp/sav" "$tmp/saved.conf"
 
 [[ $fails -eq 0 ]] || exit 1
 echo "completion: ok"

@@ -114,7 +114,9 @@ check_has()
 }
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 check_has voff /usr/bin/voff /usr/share/man/man1/voff.1.gz \
-	/usr/share/bash-completion/completions/voff
+	/usr/share/bash-completion/completions/voff \
+	/lib/systemd/system/voff@.service \
+	/usr/share/doc/voff/examples/example.conf
 check_has libvoff0 "/usr/lib/$ma/libvoff.so.0"
 check_has libvoff-dev /usr/include/voff/voff.h "/usr/lib/$ma/libvoff.so" \
 	"/usr/lib/$ma/libvoff.a" "/usr/lib/$ma/pkgconfig/voff.pc" \

@@ -20,7 +20,9 @@ libdir=${libdir%/pkgconfig}
 for f in "$libdir/libvoff.so" "$libdir/libvoff.a" "$prefix/bin/voff" \
 	 "$prefix/include/voff/voff.h" "$prefix/include/voff/pkt.h" \
 	 "$prefix/share/man/man1/voff.1" "$prefix/share/man/man3/libvoff.3" \
-	 "$prefix/share/bash-completion/completions/voff"; do
+	 "$prefix/share/bash-completion/completions/voff" \
+	 "$prefix/lib/systemd/system/voff@.service" \
+	 "$prefix/share/doc/voff/examples/example.conf"; do
 	[[ -e "$f" ]] || { echo "missing after install: $f"; exit 1; }
 done
 for h in "$root"/include/voff/*.h; do

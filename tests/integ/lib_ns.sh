@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 #
-# lib_ns.sh - shell helpers the fault, flood and soak tests source: their
-# own namespaces (removed at exit), a `voff switch` under test, iperf3 runs,
-# counters from `voff ctl -j stats`, and the switch's descriptors and RSS
+# lib_ns.sh - shell helpers the switch's integration tests source: their
+# own namespaces (removed at exit), a `voff switch` under test, its log,
+# iperf3 runs, counters from `voff ctl -j stats`, the switch's descriptors
+# and RSS, and a command's exact status and message
 #
 # Not a test itself: it ends in .sh only to sit with the tests, and exits
 # 77 (skip) when run directly.  A sourcing script sets `tag` (a short word
@@ -76,6 +77,33 @@ sw_start() {
 	echo "FAIL - switch did not start: $(cat "$LIB_TMP/switch.err")"
 	exit 1
 }
+
+# expect STATUS MESSAGE CMD... - CMD exits STATUS and says exactly MESSAGE
+# on standard error (which goes to $LIB_TMP/err, its output to .../out)
+expect() {
+	local want=$1 msg=$2 rc
+	shift 2
+	"$@" >"$LIB_TMP/out" 2>"$LIB_TMP/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && [ "$(cat "$LIB_TMP/err")" = "$msg" ]; then
+		ok "$* -> $rc: $msg"
+	else
+		bad "$*: status $rc (want $want), said '$(cat "$LIB_TMP/err")'" \
+			"(want '$msg')"
+	fi
+}
+
+# wait_file FILE TEXT - until FILE holds TEXT (8 s); fails if it never does
+wait_file() {
+	for _ in $(seq 80); do
+		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_log TEXT - until the log of the switch sw_start ran holds TEXT
+wait_log() { wait_file "$LIB_TMP/switch.err" "$1"; }
 
 sw_alive() { [ -n "$swpid" ] && kill -0 "$swpid" 2>/dev/null; }
 sw_fds() { find "/proc/$swpid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }

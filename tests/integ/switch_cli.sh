@@ -22,24 +22,10 @@ tag=cli
 . "$(dirname "$0")/lib_ns.sh"
 tmp=$LIB_TMP
 
-# expect STATUS MESSAGE CMD...: CMD exits STATUS and says MESSAGE (stderr).
-expect() {
-	local want=$1 msg=$2 rc
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && [ "$(cat "$tmp/err")" = "$msg" ]; then
-		ok "$* -> $rc: $msg"
-	else
-		bad "$*: status $rc (want $want), said '$(cat "$tmp/err")'" \
-			"(want '$msg')"
-	fi
-}
-
 # ---- voff switch: port specs are checked first, exit 2 -------------------
 expect 2 "voff switch: --port tap:x1,gro=maybe: gro: expected on or off" \
 	"$voff" switch --ctl "$ctl" --port tap:x1,gro=maybe
-expect 2 "voff switch: --port bogus:x: unknown port kind 'bogus' (kinds: tap, tun, packet, pcap)" \
+expect 2 "voff switch: --port bogus:x: unknown port kind 'bogus' (kinds: tap, tun, packet, pcap, vhost-user)" \
 	"$voff" switch --ctl "$ctl" --port bogus:x
 # The options listed are the table's, whatever it holds.
 "$voff" switch --ctl "$ctl" --port tap:x1,foo=1 2>"$tmp/err"
@@ -113,7 +99,7 @@ vctl help >"$tmp/help"
 if grep -q "^  tap:NAME\[@NETNS\]$" "$tmp/help" && ! grep -q "pcap:" "$tmp/help"; then
 	ok "help offers tap:, not pcap:"
 else bad "help: $(cat "$tmp/help")"; fi
-if "$voff" ctl --help | grep -q "^  gso_max_size=193..65536 bytes" &&
+if "$voff" ctl --help | grep -q "^  gso_max_size=193..65554 bytes" &&
    ! "$voff" ctl --help | grep -q "pcap:"; then
 	ok "ctl --help from the tables"
 else bad "ctl --help"; fi

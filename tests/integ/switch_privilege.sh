@@ -127,7 +127,7 @@ if [ "$(vctl -j server | python3 -c 'import json,sys; print(json.load(sys.stdin)
 	ok "refused peer counted"; else bad "refused_peers"; fi
 if vctl ports add "pcap:$tmp/sink.pcap" 2>"$tmp/out"; then
 	bad "ports add pcap: accepted"
-elif grep -q "refused: pcap ports open files" "$tmp/out" && [ ! -e "$tmp/sink.pcap" ]; then
+elif grep -q "refused: pcap ports name files" "$tmp/out" && [ ! -e "$tmp/sink.pcap" ]; then
 	ok "ports add pcap: refused, no file made"
 else bad "pcap refusal: $(cat "$tmp/out")"; fi
 if vctl ports add "pcap:x,sink=$tmp/sink.pcap" 2>/dev/null || [ -e "$tmp/sink.pcap" ]; then

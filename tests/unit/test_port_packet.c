@@ -11,7 +11,8 @@
  * them whole.  A super-packet the port sends on vb (whose TSO and checksum
  * offload are off) is segmented by the kernel and arrives on va as correct
  * MTU-sized segments carrying every payload byte.  A forwarder over two
- * AF_PACKET ports passes a TCP transfer's super-frames whole.
+ * AF_PACKET ports passes a TCP transfer's super-frames whole.  As an
+ * egress, a port takes its device's TSO_MANGLEID and gso limits.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -400,6 +401,71 @@ static void t_burst_accounted(void)
 	}
 }
 
+/* @dev's egress view through a packet port opened on it now. */
+static void egress_of(const char *ns, const char *dev,
+		      struct voff_feat_dev *feat, struct voff_limits *lim)
+{
+	struct voff_port *p = open_packet(ns, dev, 0);
+
+	voff_port_egress(p, feat, lim);
+	voff_port_close(p);
+}
+
+/*
+ * The port as an egress is its device: TSO_MANGLEID while the device has
+ * it on, and the device's gso limits up to VOFF_GSO_FRAME_LIMIT (a veth
+ * takes gso_max_size up to 524280).
+ */
+static void t_egress_follows_device(void)
+{
+	struct voff_feat_dev feat;
+	struct voff_limits lim;
+
+	veth_setup();
+	CHECK_EQ(voff_netlink_feature(ns_b, "vb",
+				      "tx-tcp-mangleid-segmentation"), 1);
+	egress_of(ns_b, "vb", &feat, &lim);
+	CHECK(feat.active & VOFF_F_TSO_MANGLEID);
+	CHECK(feat.vlan & VOFF_F_TSO_MANGLEID);
+	CHECK(feat.enc & VOFF_F_TSO_MANGLEID);
+	CHECK_EQ(lim.gso_max_size, 65536);
+	CHECK_EQ(lim.gso_ipv4_max_size, 65536);
+	CHECK_EQ(lim.gso_max_segs, 65535);
+	CHECK_EQ(lim.mtu, 1500);
+
+	/* Above 64 KiB: capped at what a send carries. */
+	sh("ip -n %s link set vb gso_max_size 131072", ns_b);
+	CHECK_OK(voff_netlink_set_limits(ns_b, "vb", &(struct voff_limits){
+		.gso_ipv4_max_size = 131072 }));
+	egress_of(ns_b, "vb", &feat, &lim);
+	CHECK_EQ(lim.gso_max_size, VOFF_GSO_FRAME_LIMIT);
+	CHECK_EQ(lim.gso_ipv4_max_size, VOFF_GSO_FRAME_LIMIT);
+	CHECK_EQ(VOFF_GSO_FRAME_LIMIT, 65554);
+
+	/* Below: followed (the kernel sets the IPv4 size too). */
+	sh("ip -n %s link set vb gso_max_size 20000 gso_max_segs 10", ns_b);
+	egress_of(ns_b, "vb", &feat, &lim);
+	CHECK_EQ(lim.gso_max_size, 20000);
+	CHECK_EQ(lim.gso_ipv4_max_size, 20000);
+	CHECK_EQ(lim.gso_max_segs, 10);
+
+	sh("ip netns exec %s ethtool -K vb tx-tcp-mangleid-segmentation off"
+	   " >/dev/null", ns_b);
+	egress_of(ns_b, "vb", &feat, &lim);
+	CHECK(feat.active & VOFF_F_TSO);
+	CHECK(!(feat.active & VOFF_F_TSO_MANGLEID));
+
+	/* MANGLEID without TSO means nothing (the kernel drops it too). */
+	sh("ip netns exec %s ethtool -K vb tx-tcp-mangleid-segmentation on"
+	   " >/dev/null", ns_b);
+	CHECK_EQ(voff_netlink_feature(ns_b, "vb",
+				      "tx-tcp-mangleid-segmentation"), 1);
+	sh("ip netns exec %s ethtool -K vb tso off >/dev/null", ns_b);
+	egress_of(ns_b, "vb", &feat, &lim);
+	CHECK(feat.active & VOFF_F_TSO);	/* the header's, not vb's */
+	CHECK(!(feat.active & VOFF_F_TSO_MANGLEID));
+}
+
 static void t_open_errors(void)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET,
@@ -428,4 +494,5 @@ CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
 	   CHECK_TEST(t_vlan_tag_put_back),
 	   CHECK_TEST(t_vlan_tag_put_back_no_ring),
 	   CHECK_TEST(t_burst_accounted),
+	   CHECK_TEST(t_egress_follows_device),
 	   CHECK_TEST(t_open_errors))

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <voff/port.h>
 #include <voff/switch.h>
@@ -153,13 +154,14 @@ static void t_refused(void)
 		const char *spec, *err;
 	} bad[] = {
 		{ "", "expected KIND:NAME, not '' (kinds: tap, tun, packet, "
-		      "pcap)" },
+		      "pcap, vhost-user)" },
 		{ "tap", "expected KIND:NAME, not 'tap' (kinds: tap, tun, "
-			 "packet, pcap)" },
+			 "packet, pcap, vhost-user)" },
 		{ "bogus:x", "unknown port kind 'bogus' (kinds: tap, tun, "
-			     "packet, pcap)" },
+			     "packet, pcap, vhost-user)" },
 		{ "TAP:x", "unknown port kind 'TAP' (kinds: tap, tun, packet, "
-			   "pcap)" },
+			   "pcap, vhost-user)" },
+		{ "vhost-user:", "no socket name after 'vhost-user:'" },
 		{ "tap:", "no interface name after 'tap:'" },
 		{ "tap:,gro=on", "no interface name after 'tap:'" },
 		{ "pcap:", "no file name after 'pcap:'" },
@@ -181,14 +183,14 @@ static void t_refused(void)
 		{ "tap:x,gro=yes", "gro: expected on or off" },
 		{ "tap:x1,gro=maybe", "gro: expected on or off" },
 		{ "tap:x,gso_max_size=-1", "gso_max_size: expected a number "
-					   "(193..65536 bytes), not '-1'" },
+					   "(193..65554 bytes), not '-1'" },
 		{ "tap:x,gso_max_size=+1", "gso_max_size: expected a number "
-					   "(193..65536 bytes), not '+1'" },
+					   "(193..65554 bytes), not '+1'" },
 		{ "tap:x,gso_max_size=4294967296", "gso_max_size: 4294967296 "
 						   "is out of range "
-						   "(193..65536 bytes)" },
+						   "(193..65554 bytes)" },
 		{ "tap:x,gso_max_size=", "gso_max_size: expected a number "
-					 "(193..65536 bytes), not ''" },
+					 "(193..65554 bytes), not ''" },
 		{ "tap:x,gro_max_size=70000", "gro_max_size: 70000 is out of "
 					      "range (0..65536 bytes)" },
 		{ "pcap:x,sink=", "sink: no file name" },
@@ -243,20 +245,23 @@ static void t_kinds(void)
 	static const char *const want[] = {
 		"tap:NAME[@NETNS]", "tun:NAME[@NETNS]",
 		"packet:IFNAME[@NETNS]", "pcap:FILE[,sink=FILE]",
+		"vhost-user:PATH",
 	};
 	const struct voff_port_spec_kind *k;
 	char buf[64];
 	unsigned int i;
 
 	for (i = 0; (k = voff_port_spec_kind_at(i)); i++) {
-		CHECK_LT(i, 4);
+		CHECK_LT(i, 5);
 		CHECK_EQ(voff_port_spec_kind_usage(k, buf, sizeof(buf)),
 			 (int)strlen(want[i]));
 		CHECK_STR_EQ(buf, want[i]);
-		CHECK_EQ(k->files, k->kind == VOFF_PORT_PCAP);
-		CHECK_EQ(k->netns, k->kind != VOFF_PORT_PCAP);
+		CHECK_EQ(k->files, k->kind == VOFF_PORT_PCAP ||
+					   k->kind == VOFF_PORT_VHOST);
+		CHECK_EQ(k->netns, k->kind != VOFF_PORT_PCAP &&
+					   k->kind != VOFF_PORT_VHOST);
 	}
-	CHECK_EQ(i, 4);
+	CHECK_EQ(i, 5);
 	/* A short buffer is cut, and the length needed still reported. */
 	k = voff_port_spec_kind_at(3);
 	CHECK_EQ(voff_port_spec_kind_usage(k, buf, 8), 21);
@@ -311,8 +316,14 @@ static void t_policy(void)
 
 	r = serve(sw, &st, "ports add pcap:/tmp/voff-never.pcap", &err);
 	CHECK_EQ(err, -EPERM);
-	CHECK_STR_EQ(r, "error: ports add: refused: pcap ports open files "
+	CHECK_STR_EQ(r, "error: ports add: refused: pcap ports name files "
 			"and are only taken from the command line\n");
+	/* A vhost-user socket is a file created where the client says. */
+	r = serve(sw, &st, "ports add vhost-user:/tmp/voff-never.sock", &err);
+	CHECK_EQ(err, -EPERM);
+	CHECK_STR_EQ(r, "error: ports add: refused: vhost-user ports name "
+			"files and are only taken from the command line\n");
+	CHECK(access("/tmp/voff-never.sock", F_OK) != 0);
 	r = serve(sw, &st, "ports add tap:x@a/b", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: ports add: tap:x@a/b: namespace 'a/b' is not "
@@ -325,20 +336,20 @@ static void t_policy(void)
 	/* The owner's own counters are shown after the library's. */
 	r = serve(sw, &st, "server", &err);
 	CHECK_OK(err);
-	CHECK_STR_EQ(r, "requests       4\nfailed         3\n"
-			"refused        2\n"
+	CHECK_STR_EQ(r, "requests       5\nfailed         4\n"
+			"refused        3\n"
 			"deny_add       true\ndeny_files     true\n");
 	peers.value = 3;
 	st.extra = &peers;
 	st.n_extra = 1;
 	r = serve(sw, &st, "server", &err);
 	CHECK_OK(err);
-	CHECK_STR_EQ(r, "requests       5\nfailed         3\n"
-			"refused        2\nrefused_peers  3\n"
+	CHECK_STR_EQ(r, "requests       6\nfailed         4\n"
+			"refused        3\nrefused_peers  3\n"
 			"deny_add       true\ndeny_files     true\n");
 	r = serve(sw, &st, "-j server", &err);
 	CHECK_OK(err);
-	CHECK_STR_EQ(r, "{\"requests\":6,\"failed\":3,\"refused\":2,"
+	CHECK_STR_EQ(r, "{\"requests\":7,\"failed\":4,\"refused\":3,"
 			"\"refused_peers\":3,\"deny_add\":true,"
 			"\"deny_files\":true}\n");
 	/* Help offers only the kinds this server takes. */
@@ -349,6 +360,7 @@ static void t_policy(void)
 			"  tun:NAME[@NETNS]\n  packet:IFNAME[@NETNS]\n"
 			"followed by"));
 	CHECK(!strstr(r, "pcap"));
+	CHECK(!strstr(r, "vhost-user"));
 	CHECK(strstr(r, "\nserver "));
 	st.deny = VOFF_SWITCH_CTL_DENY_FILES | VOFF_SWITCH_CTL_DENY_ADD;
 	r = serve(sw, &st, "help", &err);

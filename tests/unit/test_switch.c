@@ -464,6 +464,67 @@ static void t_lower_limit(void)
 	rig_close(&r);
 }
 
+/* Send one 65549-byte super-packet (IP length 65535) from 0 to 2. */
+static unsigned int send_near_64k(struct rig *r)
+{
+	static uint8_t buf[70000];
+	struct voff_batch b;
+	struct voff_pkt *p;
+	unsigned int n;
+	size_t len;
+
+	len = tcp_frame(buf, sizeof(buf), 0, MAC[2], 65495, 9, false, false);
+	CHECK_EQ(len, 65549);
+	p = mk(r, buf, len);
+	make_tso(p, 4036, false);
+	send1(r, 0, p);
+	run(r);
+	n = recv_all(r, 2, &b);
+	CHECK_GE(n, 1);
+	CHECK_EQ(b.pkts[0]->len, n == 1 ? 65549 : 54 + 16 * 4036);
+	voff_batch_free(&b);
+	return n;
+}
+
+/*
+ * A port whose egress takes more than 64 KiB (a packet port over a device
+ * with a larger gso_max_size; here a memory port configured so) starts
+ * with its own limit there, so the largest GRO frame passes whole.
+ * Lowered, it is re-segmented; raised again, whole (the IPv4 size follows
+ * up to VOFF_GSO_FRAME_LIMIT).
+ */
+static void t_limit_follows_egress(void)
+{
+	struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM,
+				    .want = VOFF_TUN_F_TCP,
+				    .tx_off = VOFF_TUN_F_TCP };
+	struct voff_port *a;
+	uint64_t v;
+	struct rig r;
+
+	rig_open(&r, NULL, 0);
+	CHECK_OK(voff_switch_del(r.sw, r.id[2]));
+	voff_port_close(r.host[2]);
+	pc.limits.gso_max_size = VOFF_GSO_FRAME_LIMIT;
+	CHECK_OK(voff_port_mem_pair(&a, &r.host[2], &pc));
+	CHECK_OK(voff_switch_add(r.sw, a, "p2", &r.id[2]));
+	CHECK_OK(voff_switch_get(r.sw, r.id[2], "gso_max_size", &v));
+	CHECK_EQ(v, 65554);
+	CHECK_OK(voff_switch_get(r.sw, r.id[1], "gso_max_size", &v));
+	CHECK_EQ(v, 65536);
+	learn(&r);
+	CHECK_EQ(send_near_64k(&r), 1);
+	CHECK_OK(voff_switch_set(r.sw, r.id[2], "gso_max_size", 65536));
+	CHECK_EQ(send_near_64k(&r), 2);
+	CHECK_OK(voff_switch_set(r.sw, r.id[2], "gso_max_size", 65554));
+	CHECK_EQ(send_near_64k(&r), 1);
+	CHECK_EQ(voff_switch_set(r.sw, r.id[2], "gso_max_size", 65555),
+		 -ERANGE);	/* the range */
+	CHECK_EQ(voff_switch_set(r.sw, r.id[1], "gso_max_size", 65554),
+		 -EINVAL);	/* its egress stops at 65536 */
+	rig_close(&r);
+}
+
 /*
  * @n MSS-sized segments of one TCP flow from host 0 to host 1, with
  * incrementing IP IDs (fixed ones would need TSO_MANGLEID), into @pkts;
@@ -727,6 +788,7 @@ CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_vlan_untouched), CHECK_TEST(t_super_v4),
 	   CHECK_TEST(t_super_v6), CHECK_TEST(t_flood_super),
 	   CHECK_TEST(t_lower_limit),
+	   CHECK_TEST(t_limit_follows_egress),
 	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
 	   CHECK_TEST(t_no_reorder), CHECK_TEST(t_busy_poll),
 	   CHECK_TEST(t_control))

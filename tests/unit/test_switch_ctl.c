@@ -64,8 +64,13 @@ static struct voff_switch *sw_new(void)
 	return sw;
 }
 
-/* Run @req; return the reply (static buffer) and the result in *@err. */
-static const char *ctl(struct voff_switch *sw, const char *req, int *err)
+/*
+ * Run @req under server state @st (NULL: no server); return the reply
+ * (static buffer) and the result in *@err.
+ */
+static const char *serve(struct voff_switch *sw,
+			 struct voff_switch_ctl_state *st, const char *req,
+			 int *err)
 {
 	static char reply[65536];
 	char *out = NULL;
@@ -73,12 +78,18 @@ static const char *ctl(struct voff_switch *sw, const char *req, int *err)
 	FILE *f = open_memstream(&out, &len);
 
 	CHECK(f != NULL);
-	*err = voff_switch_ctl(sw, req, strlen(req), f);
+	*err = st ? voff_switch_ctl_serve(sw, st, req, strlen(req), f)
+		  : voff_switch_ctl(sw, req, strlen(req), f);
 	fclose(f);
 	CHECK_LT(len, sizeof(reply));
 	memcpy(reply, out, len + 1);
 	free(out);
 	return reply;
+}
+
+static const char *ctl(struct voff_switch *sw, const char *req, int *err)
+{
+	return serve(sw, NULL, req, err);
 }
 
 static void t_ports(void)
@@ -120,7 +131,7 @@ static void t_ports(void)
 	r = ctl(sw, "ports add bogus:x", &err);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_STR_EQ(r, "error: ports add: bogus:x: unknown port kind 'bogus' "
-			"(kinds: tap, tun, packet, pcap)\n");
+			"(kinds: tap, tun, packet, pcap, vhost-user)\n");
 	r = ctl(sw, "ports frob", &err);
 	CHECK_STR_EQ(r, "error: unknown ports subcommand 'frob'\n");
 	r = ctl(sw, "ports add", &err);
@@ -300,7 +311,7 @@ static void t_limits(void)
 	r = ctl(sw, "limits p1 gso_max_size 5", &err);
 	CHECK_EQ(err, -ERANGE);
 	CHECK_STR_EQ(r, "error: gso_max_size: 5 is out of range "
-			"(193..65536 bytes)\n");
+			"(193..65554 bytes)\n");
 	/* Above what GRO can build: refused, with the range. */
 	r = ctl(sw, "limits p1 gro_max_size 70000", &err);
 	CHECK_EQ(err, -ERANGE);
@@ -352,7 +363,7 @@ static void t_stats_fdb_misc(void)
 			"(SPEC below)\n"));
 	CHECK(strstr(r, "\nfeatures PORT [NAME on|off ...]  show or set "));
 	CHECK(strstr(r, "\nsettings (limits PORT NAME VALUE, or ,NAME=VALUE "
-			"in a SPEC):\n  gso_max_size=193..65536 bytes, "
+			"in a SPEC):\n  gso_max_size=193..65554 bytes, "
 			"default 65536\n"));
 	r = ctl(sw, "", &err);
 	CHECK_EQ(err, -EINVAL);
@@ -372,5 +383,76 @@ static void t_stats_fdb_misc(void)
 	voff_switch_free(sw);
 }
 
+/* An owner's command: counts its calls, fails on "bad". */
+static int echo(void *ctx, char **w, int n, FILE *out, bool json, char *err,
+		size_t errlen)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (n && !strcmp(w[0], "bad")) {
+		snprintf(err, errlen, "echo: %s is bad", w[0]);
+		return -EINVAL;
+	}
+	if (n && !strcmp(w[0], "quiet"))
+		return -EPERM;
+	fprintf(out, json ? "[%d]\n" : "%d words\n", n);
+	return 0;
+}
+
+static void t_owner_commands(void)
+{
+	static const struct voff_switch_ctl_cmd cmds[] = {
+		{ "echo", "[WORD]", 0, 1, echo, "say how many words" },
+		/* The library's commands win over an owner's. */
+		{ "fdb", "", 0, 0, echo, "never run" },
+	};
+	struct voff_switch *sw = sw_new();
+	int calls = 0, err;
+	struct voff_switch_ctl_state st = {
+		.cmds = cmds, .n_cmds = 2, .ctx = &calls,
+	};
+	const char *r;
+
+	r = serve(sw, &st, "echo", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "0 words\n");
+	r = serve(sw, &st, "-j echo x", &err);
+	CHECK_STR_EQ(r, "[1]\n");
+	r = serve(sw, &st, "echo x y", &err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_STR_EQ(r, "error: usage: echo [WORD]\n");
+	r = serve(sw, &st, "echo bad", &err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_STR_EQ(r, "error: echo: bad is bad\n");
+	r = serve(sw, &st, "-j echo quiet", &err);
+	CHECK_EQ(err, -EPERM);
+	CHECK_STR_EQ(r, "{\"error\":\"Operation not permitted\"}\n");
+	r = serve(sw, &st, "fdb", &err);
+	CHECK_OK(err);
+	CHECK_EQ(calls, 4);
+	CHECK_EQ(st.requests, 6);
+	CHECK_EQ(st.failed, 3);
+	r = serve(sw, &st, "help", &err);
+	CHECK(strstr(r, "\nhelp                             this text\n"
+			"echo [WORD]                      say how many words\n"));
+	/* Without a server there is no owner. */
+	r = ctl(sw, "echo", &err);
+	CHECK_STR_EQ(r, "error: unknown command 'echo' (try help)\n");
+	r = ctl(sw, "help", &err);
+	CHECK(!strstr(r, "echo"));
+	/* The running state as a configuration is text only. */
+	r = ctl(sw, "-j save", &err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_STR_EQ(r, "{\"error\":\"save: a configuration is text (no "
+			"-j)\"}\n");
+	r = ctl(sw, "save", &err);
+	CHECK_OK(err);
+	CHECK_STR_EQ(r, "# port p0: not opened from a spec\n"
+			"# port p1: not opened from a spec\n");
+	voff_switch_free(sw);
+}
+
 CHECK_MAIN(CHECK_TEST(t_ports), CHECK_TEST(t_fdb), CHECK_TEST(t_features),
-	   CHECK_TEST(t_limits), CHECK_TEST(t_stats_fdb_misc))
+	   CHECK_TEST(t_limits), CHECK_TEST(t_stats_fdb_misc),
+	   CHECK_TEST(t_owner_commands))

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch_conf.c - configuration files of the switch: the control requests
+ * that declare ports (`ports add`), their features and their settings,
+ * one per line, read into a struct voff_switch_conf, applied to a running
+ * switch as a difference, and written back from the running state
+ *
+ * A line is read through the table of control commands (switch_ctl.c,
+ * voff__ctl_conf_line()), so a configuration has the words of `voff ctl`
+ * and nothing else; the three handlers below keep what the line says.
+ * Specs are parsed by port_spec.c and settings checked by the table of
+ * switch_settings.c: a configuration holds only values that table takes.
+ *
+ * Applying is two steps, in the way of a transaction that may fail only
+ * where the kernel has its say: a plan that looks at everything and
+ * changes nothing (a declared port that runs opened with something else,
+ * a port to open on a switch that may not), then the changes, each made
+ * through the public setters, so every change is reported as the same
+ * events a control request would cause.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <voff/err.h>
+#include <voff/switch.h>
+
+#include "switch_int.h"
+
+/* Sources a configuration tells apart in messages ("--port", a file). */
+#define MAX_SOURCES 8
+/* Pairs on one `features` line written back (the language takes 32 words). */
+#define FEATURE_PAIRS 12
+
+/**
+ * struct conf_port - one declared port
+ * @spec:	its spec, with every setting given (in the spec, then on
+ *		`limits` lines, the last value winning) in given/value
+ * @feat_mask:	features named on `features` lines (gro aside)
+ * @feat_on:	those of them requested on
+ * @src:	where it was declared: index in struct voff_switch_conf.src
+ * @line:	and on which line (0: none)
+ */
+struct conf_port {
+	struct voff_port_spec spec;
+	uint64_t feat_mask;
+	uint64_t feat_on;
+	unsigned int src;
+	unsigned int line;
+};
+
+/**
+ * struct voff_switch_conf - a configuration
+ * @port:	the declared ports, in order
+ * @n:		how many
+ * @src:	names of the sources lines came from
+ * @nsrc:	how many
+ * @cur_src:	the source of the line being read
+ * @cur_line:	its number
+ * @err:	the last failure, "" when none
+ */
+struct voff_switch_conf {
+	struct conf_port port[VOFF_SWITCH_MAX_PORTS];
+	unsigned int n;
+	char src[MAX_SOURCES][256];
+	unsigned int nsrc;
+	unsigned int cur_src;
+	unsigned int cur_line;
+	char err[VOFF_SWITCH_CTL_MAX + 512];
+};
+
+int voff_switch_conf_new(struct voff_switch_conf **out)
+{
+	struct voff_switch_conf *c;
+
+	if (!out)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*out = c;
+	return 0;
+}
+
+void voff_switch_conf_free(struct voff_switch_conf *conf)
+{
+	free(conf);
+}
+
+const char *voff_switch_conf_error(const struct voff_switch_conf *conf)
+{
+	return conf ? conf->err : "";
+}
+
+const struct voff_port_spec *
+voff_switch_conf_port(const struct voff_switch_conf *conf, unsigned int i)
+{
+	return conf && i < conf->n ? &conf->port[i].spec : NULL;
+}
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Copy a spec: its strings point into its own buffer, so the copy's must
+ * point into the copy's.
+ */
+static void spec_copy(struct voff_port_spec *to,
+		      const struct voff_port_spec *from)
+{
+	const char *const *src[] = { &from->cfg.name, &from->cfg.netns,
+				     &from->cfg.sink };
+	const char **dst[] = { &to->cfg.name, &to->cfg.netns, &to->cfg.sink };
+
+	memcpy(to, from, sizeof(*to));
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+		if (*src[i])
+			*dst[i] = to->buf + (*src[i] - from->buf);
+}
+
+static void conf_copy(struct voff_switch_conf *to,
+		      const struct voff_switch_conf *from)
+{
+	memcpy(to, from, sizeof(*to));
+	for (unsigned int i = 0; i < from->n; i++)
+		spec_copy(&to->port[i].spec, &from->port[i].spec);
+}
+
+/* "WHERE:LINE" of declared port @p. */
+static void port_where(const struct voff_switch_conf *c,
+		       const struct conf_port *p, char *buf, size_t len)
+{
+	if (p->line)
+		snprintf(buf, len, "%s:%u", c->src[p->src], p->line);
+	else
+		snprintf(buf, len, "%s", c->src[p->src]);
+}
+
+static int find(const struct voff_switch_conf *c, const char *name)
+{
+	for (unsigned int i = 0; i < c->n; i++)
+		if (!strcmp(c->port[i].spec.cfg.name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+/* The declared port @name, or a failure naming it. */
+static struct conf_port *declared(struct voff_switch_conf *c,
+				  const char *name, char *err, size_t errlen)
+{
+	int i = find(c, name);
+
+	if (i < 0) {
+		say(err, errlen, "no port '%s' declared above", name);
+		return NULL;
+	}
+	return &c->port[i];
+}
+
+int voff__conf_port(struct voff_switch_conf *c, const char *text, char *err,
+		    size_t errlen)
+{
+	struct voff_port_spec s;
+	int i;
+
+	if (c->n == VOFF_SWITCH_MAX_PORTS) {
+		say(err, errlen, "too many ports (max %d)",
+		    VOFF_SWITCH_MAX_PORTS);
+		return -ENOSPC;
+	}
+	if (voff_port_spec_parse(&s, text)) {
+		say(err, errlen, "%s: %s", text, s.err);
+		return -EINVAL;
+	}
+	i = find(c, s.cfg.name);
+	if (i >= 0) {
+		char where[320];
+
+		port_where(c, &c->port[i], where, sizeof(where));
+		say(err, errlen, "port '%s' is declared twice (first at %s)",
+		    s.cfg.name, where);
+		return -EEXIST;
+	}
+	memset(&c->port[c->n], 0, sizeof(c->port[c->n]));
+	spec_copy(&c->port[c->n].spec, &s);
+	c->port[c->n].src = c->cur_src;
+	c->port[c->n].line = c->cur_line;
+	c->n++;
+	return 0;
+}
+
+/* The index of setting @name in the table. */
+static unsigned int setting_index(const char *name)
+{
+	const struct voff_switch_setting *set;
+	unsigned int i;
+
+	for (i = 0; (set = voff_switch_setting_at(i)); i++)
+		if (!strcmp(set->name, name))
+			break;
+	return i;
+}
+
+int voff__conf_features(struct voff_switch_conf *c, const char *port,
+			char **w, int n, char *err, size_t errlen)
+{
+	struct conf_port *p = declared(c, port, err, errlen);
+	unsigned int gro = setting_index("gro");
+	uint64_t mask, on;
+	int bad = 0, rc;
+
+	if (!p)
+		return -ENOENT;
+	rc = voff_feat_parse_requests(w, n, &mask, &on, &bad);
+	if (bad < 0 || bad >= n)
+		bad = 0;
+	if (rc == -ENOENT)
+		say(err, errlen, "unknown feature '%s'", w[bad]);
+	else if (rc)
+		say(err, errlen, "bad request near '%s'", w[bad]);
+	if (rc)
+		return rc;
+	/* The gro feature is the gro setting: one value, the last given. */
+	if (mask & VOFF_F_GRO) {
+		p->spec.given |= 1u << gro;
+		p->spec.value[gro] = !!(on & VOFF_F_GRO);
+	}
+	mask &= ~VOFF_F_GRO;
+	p->feat_mask |= mask;
+	p->feat_on = (p->feat_on & ~mask) | (on & mask);
+	return 0;
+}
+
+int voff__conf_limits(struct voff_switch_conf *c, const char *port,
+		      char **w, int n, char *err, size_t errlen)
+{
+	struct conf_port *p = declared(c, port, err, errlen);
+	uint64_t v[VOFF_SWITCH_CTL_MAX / 4];
+
+	if (!p)
+		return -ENOENT;
+	/* Every pair is checked before the port's settings change. */
+	for (int i = 0; i + 1 < n; i += 2) {
+		int rc = voff__switch_setting_check(p->spec.cfg.kind, w[i],
+						w[i + 1], &v[i / 2], err,
+						errlen);
+		if (rc)
+			return rc;
+	}
+	for (int i = 0; i + 1 < n; i += 2) {
+		unsigned int k = setting_index(w[i]);
+
+		p->spec.given |= 1u << k;
+		p->spec.value[k] = v[i / 2];
+	}
+	return 0;
+}
+
+/* The index of source @where, added when new; Return: it or -ENOSPC. */
+static int source(struct voff_switch_conf *c, const char *where)
+{
+	for (unsigned int i = 0; i < c->nsrc; i++)
+		if (!strncmp(c->src[i], where, sizeof(c->src[i]) - 1))
+			return (int)i;
+	if (c->nsrc == MAX_SOURCES)
+		return -ENOSPC;
+	snprintf(c->src[c->nsrc], sizeof(c->src[0]), "%s", where);
+	return (int)c->nsrc++;
+}
+
+int voff_switch_conf_line(struct voff_switch_conf *c, const char *line,
+			  size_t len, const char *where, unsigned int lineno)
+{
+	char msg[VOFF_SWITCH_CTL_MAX + 256];
+	int src, err;
+
+	if (!c || (!line && len))
+		return -EINVAL;
+	if (!where)
+		where = "-";
+	c->err[0] = '\0';
+	src = source(c, where);
+	if (src < 0) {
+		say(c->err, sizeof(c->err), "%s: too many sources (max %d)",
+		    where, MAX_SOURCES);
+		return src;
+	}
+	c->cur_src = (unsigned int)src;
+	c->cur_line = lineno;
+	err = voff__ctl_conf_line(c, line, len, msg, sizeof(msg));
+	if (!err)
+		return 0;
+	if (lineno)
+		say(c->err, sizeof(c->err), "%s:%u: %s", where, lineno, msg);
+	else
+		say(c->err, sizeof(c->err), "%s: %s", where, msg);
+	return err;
+}
+
+int voff_switch_conf_read(struct voff_switch_conf *c, FILE *f,
+			  const char *where)
+{
+	struct voff_switch_conf *before;
+	unsigned int lineno = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+
+	if (!c || !f)
+		return -EINVAL;
+	before = malloc(sizeof(*before));
+	if (!before)
+		return -ENOMEM;
+	conf_copy(before, c);
+	while (!err && (len = getline(&line, &cap, f)) >= 0)
+		err = voff_switch_conf_line(c, line, (size_t)len, where,
+					    ++lineno);
+	if (!err && ferror(f)) {
+		err = -EIO;
+		say(c->err, sizeof(c->err), "%s: %s", where ? where : "-",
+		    voff_strerror(err));
+	}
+	if (err) {
+		char msg[sizeof(c->err)];
+
+		memcpy(msg, c->err, sizeof(msg));
+		conf_copy(c, before);
+		memcpy(c->err, msg, sizeof(msg));
+	}
+	free(line);
+	free(before);
+	return err;
+}
+
+/* ---- applying ------------------------------------------------------------ */
+
+static int conf_fail(struct voff_switch_conf *c, const struct conf_port *p,
+		     int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* "WHERE:LINE: port 'NAME': REASON" in c->err; Return: @err. */
+static int conf_fail(struct voff_switch_conf *c, const struct conf_port *p,
+		     int err, const char *fmt, ...)
+{
+	char where[320], msg[VOFF_SWITCH_CTL_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	port_where(c, p, where, sizeof(where));
+	say(c->err, sizeof(c->err), "%s: port '%s': %s", where,
+	    p->spec.cfg.name, msg);
+	return err;
+}
+
+/* The wanted features port @p asks for (gro aside). */
+static uint64_t wanted(const struct conf_port *p)
+{
+	return (voff__switch_default_wanted() & ~p->feat_mask) |
+	       (p->feat_on & p->feat_mask);
+}
+
+/*
+ * Step one: may @p be had without opening anything where it runs?  A
+ * running port is matched by name, and must have been opened with what
+ * @p opens (a failed one is re-opened anyway).
+ */
+static int plan(const struct voff_switch *sw, struct voff_switch_conf *c,
+		const struct conf_port *p, unsigned int deny)
+{
+	struct voff_switch_port_info pi;
+	int id = voff_switch_find(sw, p->spec.cfg.name);
+
+	if (id >= 0) {
+		char spec[VOFF_PORT_SPEC_MAX + 1];
+
+		voff_switch_port_info(sw, (unsigned int)id, &pi);
+		voff_port_spec_format(&p->spec, false, spec, sizeof(spec));
+		if (!pi.failed && strcmp(pi.spec, spec))
+			return conf_fail(c, p, -EBUSY, "runs as '%s', not "
+					 "'%s'; what a port is opened with "
+					 "cannot change while it runs (after "
+					 "`ports del %s` it is re-created)",
+					 *pi.spec ? pi.spec : "(no spec)",
+					 spec, p->spec.cfg.name);
+		if (!pi.failed)
+			return 0;
+	}
+	if (deny & VOFF_SWITCH_CTL_DENY_ADD)
+		return conf_fail(c, p, -EPERM, "cannot open it: this switch "
+				 "dropped the privileges to open ports");
+	return 0;
+}
+
+static int add(struct voff_switch *sw, struct voff_switch_conf *c,
+	       const struct conf_port *p)
+{
+	unsigned int id;
+	int err = voff_switch_add_parsed(sw, &p->spec, &id);
+
+	if (err)
+		return conf_fail(c, p, err, "%s", voff_strerror(err));
+	if (p->feat_mask)
+		err = voff_switch_set_features(sw, id, p->feat_mask,
+					       p->feat_on);
+	if (err)
+		return conf_fail(c, p, err, "features: %s",
+				 voff_strerror(err));
+	return 0;
+}
+
+/*
+ * Give running port @id the settings and features of @p that differ;
+ * Return: 1 when something changed, 0 when nothing did, or a failure.
+ */
+static int update(struct voff_switch *sw, struct voff_switch_conf *c,
+		  const struct conf_port *p, unsigned int id)
+{
+	const struct voff_switch_setting *set;
+	struct voff_switch_port_info pi;
+	uint64_t want, keep, cur;
+	int changed = 0, err;
+
+	voff_switch_port_info(sw, id, &pi);
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		uint64_t v = (p->spec.given & (1u << i)) ?
+				     p->spec.value[i] :
+				     voff__switch_setting_def(sw, id, set);
+
+		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
+		    !(set->kinds & (1u << pi.info.kind)) ||
+		    voff_switch_get(sw, id, set->name, &cur) || cur == v)
+			continue;
+		err = voff_switch_set(sw, id, set->name, v);
+		if (err)
+			return conf_fail(c, p, err, "%s: %s", set->name,
+					 voff_strerror(err));
+		changed = 1;
+	}
+	voff_switch_port_info(sw, id, &pi);
+	keep = pi.feat.hw & ~VOFF_F_GRO;
+	want = wanted(p);
+	if ((want ^ pi.feat.wanted) & keep) {
+		err = voff_switch_set_features(sw, id, keep, want);
+		if (err)
+			return conf_fail(c, p, err, "features: %s",
+					 voff_strerror(err));
+		changed = 1;
+	}
+	return changed;
+}
+
+/* Remove the running ports @c does not declare. */
+static unsigned int remove_undeclared(struct voff_switch *sw,
+				      const struct voff_switch_conf *c)
+{
+	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n, removed = 0;
+
+	n = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
+	for (unsigned int i = 0; i < n && i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct voff_switch_port_info pi;
+
+		if (voff_switch_port_info(sw, ids[i], &pi) ||
+		    find(c, pi.name) >= 0)
+			continue;
+		voff_switch_del(sw, ids[i]);
+		removed++;
+	}
+	return removed;
+}
+
+/* Re-open failed port @id as @p says. */
+static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
+		   const struct conf_port *p, unsigned int id)
+{
+	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_PORT_RECOVERED };
+	int err;
+
+	voff_switch_del(sw, id);
+	err = add(sw, c, p);
+	if (err)
+		return err;
+	ev.port = (unsigned int)voff_switch_find(sw, p->spec.cfg.name);
+	voff__switch_emit(sw, &ev);
+	return 0;
+}
+
+int voff_switch_conf_apply(struct voff_switch *sw,
+			   struct voff_switch_conf *c, unsigned int deny,
+			   struct voff_switch_conf_result *res)
+{
+	struct voff_switch_conf_result r = { 0 };
+	int err = 0;
+
+	if (!sw || !c)
+		return -EINVAL;
+	c->err[0] = '\0';
+	for (unsigned int i = 0; i < c->n; i++) {
+		err = plan(sw, c, &c->port[i], deny);
+		if (err)
+			return err;
+	}
+	r.removed = remove_undeclared(sw, c);
+	for (unsigned int i = 0; !err && i < c->n; i++) {
+		const struct conf_port *p = &c->port[i];
+		int id = voff_switch_find(sw, p->spec.cfg.name);
+		struct voff_switch_port_info pi;
+
+		if (id < 0) {
+			err = add(sw, c, p);
+			r.added += !err;
+			continue;
+		}
+		voff_switch_port_info(sw, (unsigned int)id, &pi);
+		if (pi.failed) {
+			err = recover(sw, c, p, (unsigned int)id);
+			r.added += !err;
+			r.recovered += !err;
+			continue;
+		}
+		err = update(sw, c, p, (unsigned int)id);
+		if (err > 0)
+			r.changed++;
+		else if (!err)
+			r.kept++;
+		err = err > 0 ? 0 : err;
+	}
+	if (res)
+		*res = r;
+	return err;
+}
+
+/* ---- writing back -------------------------------------------------------- */
+
+/* "limits NAME S V ..." with the settings not at their default. */
+static void write_limits(const struct voff_switch *sw,
+			 const struct voff_switch_port_info *pi, FILE *f)
+{
+	const struct voff_switch_setting *set;
+	bool any = false;
+
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		char val[32];
+		uint64_t v;
+
+		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
+		    !(set->kinds & (1u << pi->info.kind)) ||
+		    voff_switch_get(sw, pi->id, set->name, &v) ||
+		    v == voff__switch_setting_def(sw, pi->id, set))
+			continue;
+		voff_switch_setting_format(set, v, val, sizeof(val));
+		if (!any)
+			fprintf(f, "limits %s", pi->name);
+		fprintf(f, " %s %s", set->name, val);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
+/* "features NAME F on|off ..." with the wanted state not the default's. */
+static void write_features(const struct voff_switch_port_info *pi, FILE *f)
+{
+	uint64_t diff = (pi->feat.wanted ^ voff__switch_default_wanted()) &
+			pi->feat.hw & ~VOFF_F_GRO;
+	unsigned int pairs = 0;
+
+	for (int id = 0; id < VOFF_FEAT__COUNT && diff; id++) {
+		uint64_t bit = voff_feat_bit((enum voff_feat_id)id);
+
+		if (!(diff & bit))
+			continue;
+		if (pairs % FEATURE_PAIRS == 0)
+			fprintf(f, "%sfeatures %s", pairs ? "\n" : "",
+				pi->name);
+		fprintf(f, " %s %s", voff_feat_name((enum voff_feat_id)id),
+			pi->feat.wanted & bit ? "on" : "off");
+		pairs++;
+		diff &= ~bit;
+	}
+	if (pairs)
+		fputc('\n', f);
+}
+
+int voff_switch_conf_write(const struct voff_switch *sw, FILE *f)
+{
+	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
+
+	if (!sw || !f)
+		return -EINVAL;
+	n = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
+	for (unsigned int i = 0; i < n && i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct voff_switch_port_info pi;
+
+		if (voff_switch_port_info(sw, ids[i], &pi))
+			continue;
+		if (!*pi.spec) {
+			fprintf(f, "# port %s: not opened from a spec\n",
+				pi.name);
+			continue;
+		}
+		fprintf(f, "ports add %s\n", pi.spec);
+		write_limits(sw, &pi, f);
+		write_features(&pi, f);
+	}
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
