@@ -38,7 +38,14 @@
  * with EINVAL).  Not TPACKET_V3: it hands a block to user space only when
  * the block is full or its timer fires (a millisecond at least), a delay
  * every lone frame would pay.  Send stays sendmmsg(): a transmit ring
- * saves no system call (a batch still needs its send()).
+ * saves no system call (a batch still needs its send()), only the
+ * per-message work inside it, while its slots come back to user space
+ * asynchronously (when the device frees each frame) and a super-packet
+ * larger than a slot would need a second path that keeps the order.
+ *
+ * At close the ring is unmapped before the socket is closed: no packet
+ * points into it (every frame was copied into a pool packet), so nothing
+ * outlives it.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -438,8 +445,9 @@ static int ring_frame(struct voff_port *port, struct voff_pool *pool,
 
 	if (h->tp_status & TP_STATUS_COPY)
 		return ring_copied(port, pool, b);
+	/* The slot's fields bound the copy (64-bit sum: no wrap). */
 	if (h->tp_snaplen < h->tp_len || h->tp_mac < hs ||
-	    h->tp_mac + h->tp_snaplen > RING_FRAME) {
+	    (uint64_t)h->tp_mac + h->tp_snaplen > RING_FRAME) {
 		/* Cut to the slot, and the socket had no room for it whole. */
 		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
 		return 0;

@@ -401,6 +401,95 @@ static void t_burst_accounted(void)
 	}
 }
 
+/* Sizes of the frames t_exact_bytes sends, Ethernet header included. */
+static const unsigned int exact_sizes[] = {
+	14, 60, 61, 100, 1514,	/* at MTU 1500 */
+	1972,	/* the largest a 2048-byte ring slot holds after its headers */
+	1973,	/* one more: queued to the socket whole (TP_STATUS_COPY) */
+	4000, 9014,
+};
+#define EXACT_N (sizeof(exact_sizes) / sizeof(exact_sizes[0]))
+
+/* Byte @j of frame @i of t_exact_bytes, after its Ethernet header. */
+static uint8_t exact_byte(unsigned int i, unsigned int j)
+{
+	return (uint8_t)(i * 7 + j * 13 + (j >> 8));
+}
+
+/*
+ * Frames sent by a kernel packet socket on va arrive at the port on vb
+ * byte for byte, in order, without offload metadata: through the receive
+ * ring's slots, through the socket queue for those too big for a slot
+ * (TP_STATUS_COPY: vb's MTU is raised to 9000), and the same over
+ * recvmmsg().
+ */
+static void t_exact_bytes(void)
+{
+	struct voff_port_stats st;
+	struct voff_pool *pool;
+	struct voff_port *pb;
+	char sizes[128] = "";
+
+	for (unsigned int i = 0; i < EXACT_N; i++)
+		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes),
+			 "%s%u", i ? "," : "", exact_sizes[i]);
+	veth_setup();
+	sh("ip -n %s link set va mtu 9000 && ip -n %s link set vb mtu 9000",
+	   ns_a, ns_b);
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned int got = 0, idle = 0;
+
+		no_ring = pass ? VOFF_PORT_F_NO_RING : 0;
+		pb = open_packet(ns_b, "vb", 0);
+		CHECK_OK(voff_pool_new(&pool, 64, VOFF_PKT_SUPER_ROOM));
+		sh("ip netns exec %s python3 -c \"import socket\n"
+		   "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+		   "s.bind(('va', 0))\n"
+		   "for i, n in enumerate([%s]):\n"
+		   "    b = bytes(((i * 7 + j * 13 + (j >> 8)) & 255) "
+		   "for j in range(n - 14))\n"
+		   "    s.send(bytes.fromhex('02000000000b02000000000a88b5') "
+		   "+ b)\"", ns_a, sizes);
+		while (idle < 100 && got < EXACT_N) {
+			struct voff_batch b;
+
+			voff_batch_init(&b);
+			CHECK_GE(voff_port_rx(pb, pool, &b), 0);
+			idle = b.n ? 0 : idle + 1;
+			for (unsigned int k = 0; k < b.n; k++) {
+				const struct voff_pkt *pkt = b.pkts[k];
+				const uint8_t *d = voff_pkt_data(pkt);
+
+				if (pkt->len < 14 || d[12] != 0x88 ||
+				    d[13] != 0xb5)
+					continue;	/* not ours */
+				CHECK_LT(got, EXACT_N);
+				CHECK_EQ(pkt->len, exact_sizes[got]);
+				CHECK(!memcmp(d, "\x02\0\0\0\0\x0b\x02\0\0\0\0\x0a",
+					      12));
+				for (unsigned int j = 0; j + 14 < pkt->len; j++)
+					if (d[14 + j] != exact_byte(got, j))
+						CHECK_EQ(d[14 + j],
+							 exact_byte(got, j));
+				CHECK_EQ(pkt->gso_type, 0);
+				CHECK(pkt->csum != VOFF_CSUM_PARTIAL);
+				got++;
+			}
+			voff_batch_free(&b);
+			if (!b.n)
+				nanosleep(&(struct timespec){ 0, 1000000 },
+					  NULL);
+		}
+		CHECK_EQ(got, EXACT_N);
+		voff_port_stats(pb, &st);
+		CHECK_EQ(st.rx_dropped, 0);
+		CHECK_EQ(st.rx_kernel_dropped, 0);
+		voff_port_close(pb);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+	}
+}
+
 /* @dev's egress view through a packet port opened on it now. */
 static void egress_of(const char *ns, const char *dev,
 		      struct voff_feat_dev *feat, struct voff_limits *lim)
@@ -494,5 +583,6 @@ CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
 	   CHECK_TEST(t_vlan_tag_put_back),
 	   CHECK_TEST(t_vlan_tag_put_back_no_ring),
 	   CHECK_TEST(t_burst_accounted),
+	   CHECK_TEST(t_exact_bytes),
 	   CHECK_TEST(t_egress_follows_device),
 	   CHECK_TEST(t_open_errors))
