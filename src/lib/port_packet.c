@@ -393,9 +393,36 @@ static bool link_alive(struct voff_port *port)
 }
 
 /*
+ * recvmsg() of the frame a TP_STATUS_COPY slot stands for.  The socket's
+ * pending error comes first and leaves the frame queued: ENETDOWN of a
+ * link that went down and up (or is down) is a pause, so read again;
+ * so after EINTR.  Return: as recvmsg(), with -errno.
+ */
+static ssize_t copied_recv(struct voff_port *port, struct msghdr *mh)
+{
+	bool flapped = false;
+
+	for (;;) {
+		ssize_t n = recvmsg(port->fd, mh, MSG_DONTWAIT);
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno == ENETDOWN && !flapped && link_alive(port)) {
+			flapped = true;
+			continue;
+		}
+		return -errno;
+	}
+}
+
+/*
  * One frame whose slot said TP_STATUS_COPY: the next in the socket's
- * queue, whole.  Return: 1 when appended, 0 when dropped or gone, or a
- * negative errno of a failed socket.
+ * queue, whole.  Return: 1 when appended, 0 when dropped or gone (the
+ * slot is done with), or a negative errno: no buffer, or a socket error
+ * that left the frame queued (the slot must stay for a later call, or
+ * the next copied slot would read this frame).
  */
 static int ring_copied(struct voff_port *port, struct voff_pool *pool,
 		       struct voff_batch *b)
@@ -408,15 +435,18 @@ static int ring_copied(struct voff_port *port, struct voff_pool *pool,
 
 	if (!arm(port, pool, 1))
 		return -ENOBUFS;
-	n = recvmsg(port->fd, mh, MSG_DONTWAIT);
+	n = copied_recv(port, mh);
 	if (n < 0) {
-		int err = -errno;
-
 		voff_pkt_free(pp->pkt[0]);
-		if (err == -EINVAL)
-			voff__port_count_drop(port, VOFF_PORT_RX, err);
-		return err == -EAGAIN || err == -EINVAL || err == -EINTR ?
-			       0 : err;
+		/* The kernel could not describe it: dequeued and gone. */
+		if (n == -EINVAL) {
+			voff__port_count_drop(port, VOFF_PORT_RX, -EINVAL);
+			return 0;
+		}
+		/* Not there (nothing to wait for), or kept for later. */
+		if (n == -EAGAIN || (n == -ENETDOWN && link_alive(port)))
+			return n == -EAGAIN ? 0 : -EAGAIN;
+		return (int)n;
 	}
 	if (mh->msg_flags & MSG_TRUNC) {
 		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
@@ -542,14 +572,12 @@ static int ring_rx(struct voff_port *port, struct voff_pool *pool,
 		if (!slot_ready(h))
 			break;
 		r = ring_frame(port, pool, h, b);
-		if (r == -ENOBUFS)
+		if (r < 0)
 			return got ? (int)got : r;	/* the slot stays */
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
 				 __ATOMIC_RELEASE);
 		pp->head = (pp->head + 1) % RING_SLOTS;
 		left--;
-		if (r < 0)
-			return got ? (int)got : r;
 		got += (unsigned int)r;
 	}
 	return (int)got;
