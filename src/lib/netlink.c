@@ -161,13 +161,11 @@ static int name_ok(const char *ifname)
 	return ifname && *ifname && strlen(ifname) < IFNAMSIZ ? 0 : -EINVAL;
 }
 
-int voff_netlink_get_limits(const char *netns, const char *ifname,
-			    unsigned int *ifindex,
-			    struct voff_limits *out)
+/* RTM_GETLINK for @ifname in @netns, its answer parsed by @cb into @req. */
+static int get_link(const char *netns, const char *ifname, mnl_cb_t cb,
+		    void *req)
 {
 	char buf[NL_BUF] __attribute__((aligned(8)));
-	struct voff_limits lim = { 0 };
-	struct link_req req = { .lim = &lim };
 	struct mnl_socket *nl;
 	int err;
 
@@ -176,9 +174,20 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 		err = nl_open(netns, &nl);
 	if (err)
 		return err;
-	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
-		      link_cb, &req);
+	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname), cb,
+		      req);
 	mnl_socket_close(nl);
+	return err;
+}
+
+int voff_netlink_get_limits(const char *netns, const char *ifname,
+			    unsigned int *ifindex,
+			    struct voff_limits *out)
+{
+	struct voff_limits lim = { 0 };
+	struct link_req req = { .lim = &lim };
+	int err = get_link(netns, ifname, link_cb, &req);
+
 	if (err)
 		return err;
 	if (!req.ifindex)
@@ -227,20 +236,10 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 int voff_netlink_get_stats(const char *netns, const char *ifname,
 			   struct voff_link_stats *out)
 {
-	char buf[NL_BUF] __attribute__((aligned(8)));
 	struct voff_link_stats st = { 0 };
 	struct stats_req req = { .out = &st };
-	struct mnl_socket *nl;
-	int err;
+	int err = get_link(netns, ifname, stats_cb, &req);
 
-	err = name_ok(ifname);
-	if (!err)
-		err = nl_open(netns, &nl);
-	if (err)
-		return err;
-	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
-		      stats_cb, &req);
-	mnl_socket_close(nl);
 	if (err)
 		return err;
 	if (!req.ifindex)

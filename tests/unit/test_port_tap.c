@@ -253,6 +253,19 @@ static void t_tap_io_uring_and_plain_paths(void)
 	}
 }
 
+/*
+ * In a child process inside @ns: a UDP socket and @to, @dst port 9.
+ * Return: the socket.
+ */
+static int udp_in(const char *ns, const char *dst, struct sockaddr_in *to)
+{
+	*to = (struct sockaddr_in){ .sin_family = AF_INET,
+				    .sin_port = htons(9) };
+	ns_enter(ns);
+	inet_pton(AF_INET, dst, &to->sin_addr);
+	return socket(AF_INET, SOCK_DGRAM, 0);
+}
+
 /* Send @n UDP datagrams carrying their index from inside @ns. */
 static void udp_burst(const char *ns, const char *dst, int n)
 {
@@ -261,13 +274,9 @@ static void udp_burst(const char *ns, const char *dst, int n)
 
 	CHECK(pid >= 0);
 	if (pid == 0) {
-		struct sockaddr_in to = { .sin_family = AF_INET,
-					  .sin_port = htons(9) };
-		int fd;
+		struct sockaddr_in to;
+		int fd = udp_in(ns, dst, &to);
 
-		ns_enter(ns);
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		inet_pton(AF_INET, dst, &to.sin_addr);
 		for (int i = 0; i < n; i++) {
 			uint32_t seq = htonl((uint32_t)i);
 
@@ -351,13 +360,9 @@ static pid_t udp_later(const char *ns, const char *dst, unsigned int delay_us)
 
 	CHECK(pid >= 0);
 	if (pid == 0) {
-		struct sockaddr_in to = { .sin_family = AF_INET,
-					  .sin_port = htons(9) };
-		int fd;
+		struct sockaddr_in to;
+		int fd = udp_in(ns, dst, &to);
 
-		ns_enter(ns);
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		inet_pton(AF_INET, dst, &to.sin_addr);
 		usleep(delay_us);
 		_exit(sendto(fd, "late", 4, 0, (struct sockaddr *)&to,
 			     sizeof(to)) == 4 ? 0 : 1);
