@@ -28,6 +28,7 @@
 #include <voff/limits.h>
 #include <voff/netlink.h>
 
+#include "netlink_int.h"
 #include "netns_int.h"
 
 /* Newer than the system headers may be (6.3+). */
@@ -233,13 +234,31 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return mnl_attr_parse(nlh, sizeof(*ifi), stats_attr, req);
 }
 
-int voff_netlink_get_stats(const char *netns, const char *ifname,
-			   struct voff_link_stats *out)
+int voff__netlink_open(const char *netns, struct mnl_socket **out)
 {
+	return nl_open(netns, out);
+}
+
+void voff__netlink_close(struct mnl_socket *nl)
+{
+	if (nl)
+		mnl_socket_close(nl);
+}
+
+int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
+			struct voff_link_stats *out)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
 	struct voff_link_stats st = { 0 };
 	struct stats_req req = { .out = &st };
-	int err = get_link(netns, ifname, stats_cb, &req);
+	int err = name_ok(ifname);
 
+	if (err)
+		return err;
+	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		;	/* stale replies */
+	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
+		      stats_cb, &req);
 	if (err)
 		return err;
 	if (!req.ifindex)
@@ -248,6 +267,22 @@ int voff_netlink_get_stats(const char *netns, const char *ifname,
 		return -ENODATA;
 	*out = st;
 	return 0;
+}
+
+int voff_netlink_get_stats(const char *netns, const char *ifname,
+			   struct voff_link_stats *out)
+{
+	struct mnl_socket *nl;
+	int err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = nl_open(netns, &nl);
+	if (err)
+		return err;
+	err = voff__netlink_stats(nl, ifname, out);
+	mnl_socket_close(nl);
+	return err;
 }
 
 int voff_netlink_set_limits(const char *netns, const char *ifname,

@@ -99,7 +99,7 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  * @created:	TAP/TUN: voff created the device (it vanishes on close)
  * @vnet_rx:	how headers read from the port look (decode)
  * @vnet_tx:	how headers written to the port look (encode)
- * @kdrop_base:	TAP/TUN: the device's tx_dropped when the port opened
+ * @kdrops:	TAP/TUN: how the device's own drops are read (NULL: never)
  * @rx_parsed:	during a receive call of a caller that wants them
  *		(voff__port_rx_keep_parses()), room for VOFF_BATCH_MAX
  *		parses: the frame appended at batch slot i leaves its
@@ -110,6 +110,20 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  *		negotiated): the switch reads the port's egress again
  * @priv:	backend state (allocated by open, freed by close)
  */
+/**
+ * struct voff__kdrops - a TAP/TUN device's tx_dropped, counted from open
+ * @nl:		rtnetlink socket made in the device's namespace at open, so
+ *		reading needs no setns() (nor the capability) later
+ * @base:	the device's tx_dropped when the port opened
+ * @last:	the count last read, answered again when a read fails: a
+ *		counter never goes back
+ */
+struct voff__kdrops {
+	struct mnl_socket *nl;
+	uint64_t base;
+	uint64_t last;
+};
+
 struct voff_port {
 	const struct voff_port_ops *ops;
 	struct voff_port_info info;
@@ -120,7 +134,7 @@ struct voff_port {
 	bool created;
 	struct voff_vnet_cfg vnet_rx;
 	struct voff_vnet_cfg vnet_tx;
-	uint64_t kdrop_base;
+	struct voff__kdrops *kdrops;
 	struct voff_parsed *rx_parsed;
 	uint64_t rx_parsed_ok;
 	uint32_t gen;

@@ -57,6 +57,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -65,7 +66,6 @@
 
 #ifdef VOFF_HAVE_URING
 #include <liburing.h>
-#include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #endif
@@ -74,6 +74,7 @@
 #include <voff/pkt.h>
 #include <voff/port.h>
 
+#include "netlink_int.h"
 #include "netns_int.h"
 #include "port_int.h"
 
@@ -433,20 +434,52 @@ static void ring_on(struct voff_port *port)
 static int dev_tx_dropped(const struct voff_port *port, uint64_t *n)
 {
 	struct voff_link_stats st;
-	int err = voff_netlink_get_stats(port->netns, port->info.name, &st);
+	int err = voff__netlink_stats(port->kdrops->nl, port->info.name, &st);
 
 	if (!err)
 		*n = st.tx_dropped;
 	return err;
 }
 
+/*
+ * Open the device's drop count at 0: what an attached device dropped
+ * before is not the port's.  Without a socket (no memory) the port
+ * reports none.
+ */
+static void kdrops_open(struct voff_port *port)
+{
+	struct voff__kdrops *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return;
+	if (voff__netlink_open(port->netns, &k->nl)) {
+		free(k);
+		return;
+	}
+	port->kdrops = k;
+	if (dev_tx_dropped(port, &k->base))
+		k->base = 0;
+}
+
+static void kdrops_close(struct voff_port *port)
+{
+	if (!port->kdrops)
+		return;
+	voff__netlink_close(port->kdrops->nl);
+	free(port->kdrops);
+	port->kdrops = NULL;
+}
+
 static uint64_t tap_kernel_drops(const struct voff_port *port)
 {
-	uint64_t n = 0;
+	struct voff__kdrops *k = port->kdrops;
+	uint64_t n;
 
-	if (dev_tx_dropped(port, &n) || n < port->kdrop_base)
+	if (!k)
 		return 0;
-	return n - port->kdrop_base;
+	if (!dev_tx_dropped(port, &n) && n >= k->base && n - k->base > k->last)
+		k->last = n - k->base;
+	return k->last;
 }
 
 static int tap_refresh(struct voff_port *port)
@@ -532,9 +565,7 @@ static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 		if (err)
 			return err;
 	}
-	/* An attached device may have dropped frames before: not ours. */
-	if (dev_tx_dropped(port, &port->kdrop_base))
-		port->kdrop_base = 0;
+	kdrops_open(port);
 	return tap_refresh(port);
 }
 
@@ -554,6 +585,7 @@ static int open_common(struct voff_port *port,
 		return err;
 	err = tap_setup(port, cfg);
 	if (err) {
+		kdrops_close(port);
 		close(port->fd);	/* a device created here goes with it */
 		port->fd = -1;
 		return err;
@@ -575,6 +607,7 @@ static int tun_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 
 static void tap_close(struct voff_port *port)
 {
+	kdrops_close(port);
 	ring_off(port);
 	if (port->fd >= 0)
 		close(port->fd);
