@@ -206,7 +206,9 @@ struct voff_port_info {
  *		for a TAP/TUN port its device's transmit drops (tx_dropped:
  *		the queue to the port was full); 0 for the other kinds.
  *		Read from the kernel when asked (a system call or a netlink
- *		request), counted since the port was opened.
+ *		request on a socket the port opened with it, so no privilege
+ *		is needed then), counted since the port was opened; it never
+ *		decreases (a read that fails answers the last count).
  */
 struct voff_port_stats {
 	uint64_t rx_packets;
