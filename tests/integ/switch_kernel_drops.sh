@@ -9,7 +9,7 @@
 #   ns A: ka 10.68.0.1 <-tap:ka@A-> voff switch --drop-caps
 #                                      <-packet:pb@B-> pb (ns B) <-veth-> pa (ns C)
 #
-# A: 3000 UDP datagrams into the TAP (its queue to the switch holds 500):
+# A: 3000 UDP datagrams into the TAP (its queue to the switch holds 1000):
 # rx_kernel_dropped = the device's tx_dropped.  C: 3000 frames into the
 # veth (the port's receive ring holds 512): every frame pb received is
 # read by the switch or counted as rx_kernel_dropped.
