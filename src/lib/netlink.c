@@ -66,8 +66,15 @@ static int nl_open(const char *netns, struct mnl_socket **out)
 	return 0;
 }
 
+/**
+ * struct link_req - what an RTM_GETLINK answer is read into
+ * @attr:	called for each attribute of the link, with @arg
+ * @arg:	what @attr fills
+ * @ifindex:	the link's index, 0 while no RTM_NEWLINK came
+ */
 struct link_req {
-	struct voff_limits *lim;
+	mnl_attr_cb_t attr;
+	void *arg;
 	unsigned int ifindex;
 };
 
@@ -118,7 +125,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
 	req->ifindex = (unsigned int)ifi->ifi_index;
-	return mnl_attr_parse(nlh, sizeof(*ifi), link_attr, req->lim);
+	return mnl_attr_parse(nlh, sizeof(*ifi), req->attr, req->arg);
 }
 
 /* Send @nlh and run the replies through @cb until the ack or the dump end. */
@@ -186,7 +193,7 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 			    struct voff_limits *out)
 {
 	struct voff_limits lim = { 0 };
-	struct link_req req = { .lim = &lim };
+	struct link_req req = { .attr = link_attr, .arg = &lim };
 	int err = get_link(netns, ifname, link_cb, &req);
 
 	if (err)
@@ -201,7 +208,6 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 
 struct stats_req {
 	struct voff_link_stats *out;
-	unsigned int ifindex;
 	bool found;
 };
 
@@ -223,17 +229,6 @@ static int stats_attr(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-static int stats_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct stats_req *req = data;
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-
-	if (nlh->nlmsg_type != RTM_NEWLINK)
-		return MNL_CB_OK;
-	req->ifindex = (unsigned int)ifi->ifi_index;
-	return mnl_attr_parse(nlh, sizeof(*ifi), stats_attr, req);
-}
-
 int voff__netlink_open(const char *netns, struct mnl_socket **out)
 {
 	return nl_open(netns, out);
@@ -250,7 +245,8 @@ int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
 {
 	char buf[NL_BUF] __attribute__((aligned(8)));
 	struct voff_link_stats st = { 0 };
-	struct stats_req req = { .out = &st };
+	struct stats_req sr = { .out = &st };
+	struct link_req req = { .attr = stats_attr, .arg = &sr };
 	int err = name_ok(ifname);
 
 	if (err)
@@ -258,12 +254,12 @@ int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
 	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
 		;	/* stale replies */
 	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
-		      stats_cb, &req);
+		      link_cb, &req);
 	if (err)
 		return err;
 	if (!req.ifindex)
 		return -ENODEV;
-	if (!req.found)
+	if (!sr.found)
 		return -ENODATA;
 	*out = st;
 	return 0;
