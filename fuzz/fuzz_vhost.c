@@ -44,7 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int memfd = -1;
 static int sock[2] = { -1, -1 };
-static int lowest_free = -1;
 
 static void die_if(int cond)
 {
@@ -61,9 +60,6 @@ static void setup_once(void)
 	       fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0);
 	die_if(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			  0, sock) < 0);
-	lowest_free = dup(memfd);
-	die_if(lowest_free < 0);
-	close(lowest_free);
 }
 
 /* Read back whatever the device replied, so the socket never fills. */
@@ -230,10 +226,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		VHOST_BIT(VHOST_USER_F_PROTOCOL_FEATURES) |
 		VHOST_BIT(VIRTIO_NET_F_CSUM);
 	static struct voff__vhost_dev d;
+	int lowest_free;
 
 	if (!size)
 		return 0;
 	setup_once();
+	/*
+	 * The lowest free descriptor now, not at start-up: libFuzzer opens
+	 * descriptors of its own between inputs (the pipes to the
+	 * symbolizer that names a newly covered function stay open).
+	 */
+	lowest_free = dup(memfd);
+	die_if(lowest_free < 0);
+	close(lowest_free);
 	voff__vhost_dev_init(&d, offer, -1, 0);
 	d.fd = sock[0];
 	if (data[0] & 1)
