@@ -59,10 +59,11 @@ exec 7>"$LIB_TMP/h.in" 8<"$LIB_TMP/h.out"
 read -r _ <&8
 vctl ports add "packet:h0@$F" >/dev/null || exit 1
 
-h0_counts() {	# switch rx, switch rx drops, kernel rx of h0
+h0_counts() {	# switch rx, switch rx drops, kernel rx of h0, its socket drops
 	vctl -j stats h0 | python3 -c '
 import json, sys; s = json.load(sys.stdin)[0]
-print(s["rx_packets"], s["rx_dropped"])' | tr '\n' ' '
+print(s["rx_packets"], s["rx_dropped"], s["rx_kernel_dropped"])' |
+		tr '\n' ' '
 	ip -n "$F" -s -j link show h0 | python3 -c '
 import json, sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
 }
@@ -80,9 +81,9 @@ flood_result() {
 }
 
 iperf_run "$A" "$B" 10.85.0.2 2 "$LIB_TMP/warm.json"
-read -r r0 d0 k0 < <(h0_counts)
+read -r r0 d0 q0 k0 < <(h0_counts)
 wr=0 rj=0 cwr=0 crj=0
-rsum=0 dsum=0 ksum=0
+rsum=0 dsum=0 ksum=0 qsum=0
 : >"$LIB_TMP/base" && : >"$LIB_TMP/flood" && : >"$LIB_TMP/ctrl"
 for i in $(seq "$runs"); do
 	iperf_run "$A" "$B" 10.85.0.2 "$secs" "$LIB_TMP/r.json"
@@ -100,8 +101,9 @@ for i in $(seq "$runs"); do
 	wr=$((wr + fw)) rj=$((rj + fr))
 	[ -n "$control" ] || continue
 	# The control run: h0 detached, so the switch never sees the flood.
-	read -r r1 d1 k1 < <(h0_counts)
+	read -r r1 d1 q1 k1 < <(h0_counts)
 	rsum=$((rsum + r1 - r0)) dsum=$((dsum + d1 - d0)) ksum=$((ksum + k1 - k0))
+	qsum=$((qsum + q1 - q0))
 	vctl ports del h0 >/dev/null || exit 1
 	echo "time $((secs + 1))" >&7
 	sleep 0.5
@@ -110,10 +112,10 @@ for i in $(seq "$runs"); do
 	flood_result
 	cwr=$((cwr + fw)) crj=$((crj + fr))
 	vctl ports add "packet:h0@$F" >/dev/null || exit 1
-	read -r r0 d0 k0 < <(h0_counts)
+	read -r r0 d0 q0 k0 < <(h0_counts)
 done
-read -r r1 d1 k1 < <(h0_counts)
-r1=$((r1 + rsum)) d1=$((d1 + dsum)) k1=$((k1 + ksum))
+read -r r1 d1 q1 k1 < <(h0_counts)
+r1=$((r1 + rsum)) d1=$((d1 + dsum)) k1=$((k1 + ksum)) q1=$((q1 + qsum))
 sw_alive || { echo "FAIL - the switch died"; exit 1; }
 python3 - "$LIB_TMP/base" "$LIB_TMP/flood" "$LIB_TMP/ctrl" <<'PY'
 import statistics, sys
@@ -138,7 +140,8 @@ flood_s=$((runs * (secs + 1)))
 echo "flood: $((wr + rj)) frames in ${flood_s} s ($(((wr + rj) / flood_s))/s):" \
 	"$rj refused by the kernel, $wr written;" \
 	"switch dropped $((d1 - d0)) by reason, accepted $((r1 - r0))," \
-	"socket queue overflow $((k1 - k0 - (r1 - r0) - (d1 - d0)))"
+	"socket queue overflow $((k1 - k0 - (r1 - r0) - (d1 - d0)))" \
+	"(the switch's rx_kernel_dropped: $((q1 - q0)))"
 [ -n "$control" ] && echo "control flood: $((cwr + crj)) frames:" \
 	"$crj refused by the kernel, $cwr written (no switch port)"
 vctl stats h0 | grep rx_drop_

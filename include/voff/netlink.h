@@ -62,6 +62,34 @@ int voff_netlink_set_limits(const char *netns, const char *ifname,
 			    const struct voff_limits *lim);
 
 /**
+ * struct voff_link_stats - an interface's packet counters (IFLA_STATS64)
+ * @rx_packets:	frames it received
+ * @tx_packets:	frames it sent
+ * @rx_dropped:	frames it received and dropped
+ * @tx_dropped:	frames it was given to send and dropped (for a TAP/TUN:
+ *		its queue to the reader full, or no reader)
+ */
+struct voff_link_stats {
+	uint64_t rx_packets;
+	uint64_t tx_packets;
+	uint64_t rx_dropped;
+	uint64_t tx_dropped;
+};
+
+/**
+ * voff_netlink_get_stats() - read an interface's packet counters
+ * @netns:	namespace name, or NULL
+ * @ifname:	interface name
+ * @out:	receives them
+ *
+ * Return: 0, -ENODEV for an unknown interface, -ENOENT for an unknown
+ * namespace, -ENODATA when the kernel sent no IFLA_STATS64, or another
+ * negative errno; @out untouched on failure.
+ */
+int voff_netlink_get_stats(const char *netns, const char *ifname,
+			   struct voff_link_stats *out);
+
+/**
  * voff_netlink_set_up() - set an interface's administrative state
  * Return: 0 or a negative errno.
  */

@@ -100,6 +100,7 @@ enum voff_port_kind {
 #define VOFF_PORT_F_L3 (1u << 5)	/* PCAP sink only: raw IP frames */
 #define VOFF_PORT_F_NO_URING (1u << 6)	/* TAP/TUN: read()/write() only */
 #define VOFF_PORT_F_NAPI (1u << 7)	/* TAP/TUN: IFF_NAPI, see open */
+#define VOFF_PORT_F_NO_RING (1u << 8)	/* AF_PACKET: recvmmsg() only */
 
 /**
  * struct voff_port_cfg - how to open a port
@@ -167,6 +168,9 @@ struct voff_port_cfg {
  * @io_uring:	TAP/TUN: frames move in io_uring batches (built with
  *		liburing, the kernel allows it, VOFF_PORT_F_NO_URING not
  *		given); false: one read() or write() per frame
+ * @mmap_ring:	PACKET: frames are received through a TPACKET_V2 ring
+ *		shared with the kernel (not with VOFF_PORT_F_NO_RING or a
+ *		12-byte header); false: recvmmsg() batches
  * @netns:	the namespace named at open (struct voff_port_cfg), "" for
  *		the caller's: two ports of one name and ifindex in different
  *		namespaces differ here
@@ -186,6 +190,7 @@ struct voff_port_info {
 	struct voff_limits limits;
 	uint32_t tx_max_len;
 	bool io_uring;
+	bool mmap_ring;
 	char netns[64];
 	unsigned int flags;
 };
@@ -200,6 +205,15 @@ struct voff_port_info {
  * @tx_bytes:	their bytes (no virtio_net_hdr)
  * @tx_gso:	of those, super-packets
  * @tx_dropped:	frames given to send and dropped (sum over reasons)
+ * @rx_kernel_dropped: frames the kernel dropped on the way to the port,
+ *		before it could read them, so not in @rx_dropped: for a
+ *		packet port its socket's queue overflows (PACKET_STATISTICS),
+ *		for a TAP/TUN port its device's transmit drops (tx_dropped:
+ *		the queue to the port was full); 0 for the other kinds.
+ *		Read from the kernel when asked (a system call or a netlink
+ *		request on a socket the port opened with it, so no privilege
+ *		is needed then), counted since the port was opened; it never
+ *		decreases (a read that fails answers the last count).
  */
 struct voff_port_stats {
 	uint64_t rx_packets;
@@ -210,6 +224,7 @@ struct voff_port_stats {
 	uint64_t tx_bytes;
 	uint64_t tx_gso;
 	uint64_t tx_dropped;
+	uint64_t rx_kernel_dropped;
 };
 
 /** enum voff_port_dir - direction of a counter */
@@ -258,9 +273,11 @@ struct voff_port_drop {
  * PACKET_VNET_HDR and PACKET_IGNORE_OUTGOING.  MEM: use
  * voff_port_mem_pair() instead (-EINVAL here).
  *
- * TAP/TUN built with liburing move frames in io_uring batches (one
- * io_uring_enter() for up to 8 reads, one for a transmit batch), in order,
- * with the same results as read()/write(); when the kernel refuses
+ * TAP/TUN built with liburing move frames in io_uring batches (a
+ * multishot read that keeps up to 32 packets of the receive pool posted,
+ * or one io_uring_enter() for up to 8 reads on kernels before 6.7; one for
+ * a transmit batch), in order, with the same results as read()/write();
+ * when the kernel refuses
  * io_uring (too old, or kernel.io_uring_disabled) or with
  * VOFF_PORT_F_NO_URING they use one read() or write() per frame
  * (info.io_uring tells which).
@@ -321,15 +338,23 @@ void voff_port_close(struct voff_port *port);
  *		super-packet (VOFF_PKT_SUPER_ROOM) for offloading ports
  * @b:		frames are appended here
  *
- * Reads until the port has nothing more ready or @b is full, with as few
- * system calls as the backend allows.  Each frame is validated: its
+ * Reads until the port has nothing more ready or as many frames as @b had
+ * room for were read, refused ones included (so a port flooded with
+ * malformed frames costs a call no more than one sending good ones), with
+ * as few system calls as the backend allows.  Each frame is validated: its
  * virtio_net_hdr is decoded into the packet's offload metadata (csum,
  * gso_type, gso_size, gso_segs, header offsets); a refused frame is freed
  * and counted, not returned.  Received frames start at VOFF_PKT_HEADROOM
  * or more bytes of headroom.
  *
+ * A TAP/TUN port with a multishot read keeps up to 32 packets of @pool
+ * (a sixteenth of its capacity at most) posted to the kernel between
+ * calls: they come back as frames or when the port is closed, so @pool
+ * must outlive the port.
+ *
  * Return: frames appended (0 when none were ready), -ENOBUFS when @pool
- * ran dry before anything was received, or a negative errno for a port
+ * ran dry before anything was received (call again once packets are back:
+ * the port's descriptor may not tell), or a negative errno for a port
  * that failed (the device went away).
  * Ownership: the caller owns every appended packet.
  */
@@ -357,6 +382,14 @@ int voff_port_tx(struct voff_port *port, struct voff_batch *b);
 
 /**
  * voff_port_fd() - descriptor to wait on for receive readiness
+ *
+ * For a TAP/TUN port that receives through a multishot io_uring read
+ * (info.io_uring, on Linux 6.7 and later) this is an epoll descriptor
+ * watching the device and the ring, not the device itself: frames are
+ * read as they arrive, and the ring tells of those not yet taken.  It
+ * becomes the device's if the kernel refuses the multishot read: ask
+ * again after a receive.
+ *
  * Return: the descriptor (owned by the port), or -1 when the port has none
  * (memory and pcap ports are always ready).
  */
@@ -365,7 +398,12 @@ int voff_port_fd(const struct voff_port *port);
 /** voff_port_info() - copy what @port negotiated into @out */
 void voff_port_info(const struct voff_port *port, struct voff_port_info *out);
 
-/** voff_port_stats() - copy @port's counters into @out */
+/**
+ * voff_port_stats() - copy @port's counters into @out
+ *
+ * rx_kernel_dropped is asked of the kernel here (a packet socket's
+ * statistics, a TAP's link counters over netlink): a control-path call.
+ */
 void voff_port_stats(const struct voff_port *port,
 		     struct voff_port_stats *out);
 

@@ -36,13 +36,27 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size; with gro_flush_timeout, gro and rx_budget, the port's
- * settings: voff_switch_set()) which the switch holds the port to as an
- * egress, over what voff_port_egress() reports.  With limit propagation
+ * gro_max_size; with gro_flush_timeout, gro, napi, rx_budget and
+ * rx_backoff, the port's settings: voff_switch_set()) which the switch
+ * holds the port to as an egress, over what voff_port_egress() reports.  With limit propagation
  * on (the default), the gso_max_size and gso_max_segs set on each TAP or
  * TUN device are the minimum of what the *other* ports take, recomputed
  * whenever a port is added or removed or a limit changes: senders behind
  * a TAP then never build a super-packet that must be resegmented.
+ *
+ * Parsing: a frame is parsed where a decision needs it (docs/switch.md):
+ * the switch's ports do not parse, on receive, a frame whose header claims
+ * no offload (struct voff_vnet_cfg.plain_unparsed), since nothing in the
+ * switch reads its header offsets.
+ *
+ * Floods: every port is read at most rx_budget frames a step, and a port
+ * whose read was mostly frames its receive validation refused (at least
+ * 16, more than three for each one accepted) is held unread for 100 us,
+ * twice as long after each such read, up to its rx_backoff (8 ms by
+ * default), and let go by the first read that is not: the kernel then
+ * drops most of a malformed flood at the port's own queue, at little cost,
+ * and counts it (struct voff_port_stats.rx_kernel_dropped) instead of the
+ * switch reading and refusing every frame while the other ports wait.
  *
  * Memory: everything is allocated when the switch, a port or a GRO engine
  * is created; the data path never calls malloc.  Context: one thread; the
@@ -71,6 +85,11 @@ struct voff_switch;
 
 /* Most ports one switch holds. */
 #define VOFF_SWITCH_MAX_PORTS 64
+/*
+ * Default rx_backoff: a port whose reads are mostly malformed frames is
+ * read at most every 8 ms while they go on.
+ */
+#define VOFF_SWITCH_RX_BACKOFF_NS (8ull * 1000000ull)
 /* Default MAC aging time (the bridge's ageing_time: 300 s). */
 #define VOFF_SWITCH_AGE_NS (300ull * 1000000000ull)
 
@@ -83,13 +102,23 @@ struct voff_switch;
  *		VOFF_SWITCH_AGE_NS)
  * @no_propagate: do not set the TAP/TUN devices' gso limits from the
  *		other ports (the "without propagation" case)
+ * @busy_poll_ns: 0 (the default): the loop sleeps as soon as no port has
+ *		a frame ready; else it keeps polling the ports, without
+ *		sleeping, until this long after the last frame it received
+ *		(voff_switch_poll()), so that a frame arriving soon after
+ *		another is seen without a wake-up.  At most
+ *		VOFF_SWITCH_BUSY_POLL_MAX.
  */
 struct voff_switch_config {
 	unsigned int pool_size;
 	unsigned int fdb_size;
 	uint64_t age_ns;
 	bool no_propagate;
+	uint64_t busy_poll_ns;
 };
+
+/* The longest busy-poll window: 10 ms. */
+#define VOFF_SWITCH_BUSY_POLL_MAX (10ull * 1000000ull)
 
 /*
  * VOFF_SWITCH_DROP_MAP(X) - X(ENUM, "counter_name"): why the switch itself
@@ -129,6 +158,8 @@ const char *voff_switch_drop_name(enum voff_switch_drop d);
  *		last turned on)
  * @gro_out:	super-packets it delivered
  * @flooded:	frames from this ingress flooded to every other port
+ * @rx_held:	times this ingress was held unread because a read of it was
+ *		mostly malformed frames (its rx_backoff)
  * @drops:	drops by enum voff_switch_drop, counted at the port that
  *		would have sent the packet (RUNT at the ingress)
  */
@@ -142,6 +173,7 @@ struct voff_switch_stats {
 	uint64_t gro_merged;
 	uint64_t gro_out;
 	uint64_t flooded;
+	uint64_t rx_held;
 	uint64_t drops[VOFF_SWITCH_DROP__COUNT];
 };
 
@@ -156,6 +188,8 @@ struct voff_switch_stats {
  * @gro:	GRO runs on this ingress
  * @gro_flush_timeout_ns: its gro_flush_timeout (0: flush every step)
  * @rx_budget:	the most frames one step reads from the port
+ * @rx_backoff_ns: the longest the port is held unread while its reads are
+ *		mostly malformed (0: never)
  * @failed:	receiving failed (the device went away): the port is no
  *		longer polled; remove it with voff_switch_del()
  * @down:	the port's device refused the frames last sent to it because
@@ -176,6 +210,7 @@ struct voff_switch_port_info {
 	bool gro;
 	uint64_t gro_flush_timeout_ns;
 	unsigned int rx_budget;
+	uint64_t rx_backoff_ns;
 	bool failed;
 	bool down;
 	char spec[256];
@@ -483,8 +518,8 @@ int voff_switch_fd(const struct voff_switch *sw);
 /**
  * voff_switch_timeout_ns() - how long the loop may sleep, in nanoseconds
  * Return: 0 when a port without descriptor (memory, pcap) delivered in the
- * last step or a GRO flush is due; the time to the next GRO flush deadline
- * (at most one second); else -1 (forever).
+ * last step, a GRO flush is due or the switch is busy-polling; the time
+ * to the next GRO flush deadline (at most one second); else -1 (forever).
  */
 int64_t voff_switch_timeout_ns(const struct voff_switch *sw);
 
@@ -504,6 +539,15 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  *
  * Runs one step over every port: receive one batch each, forward it, flush
  * the GRO flows that are due, send every tx batch.
+ *
+ * With busy-polling on (struct voff_switch_config.busy_poll_ns) and a
+ * frame received less than busy_poll_ns ago, it does not sleep: it runs
+ * steps until one receives a frame or the window since the last frame
+ * closes, and returns (so a caller that also waits on other descriptors
+ * is held up at most busy_poll_ns).  The window is adaptive: a window
+ * that closes without a frame halves the next one (down to a sixteenth),
+ * a frame caught while spinning doubles it back (up to busy_poll_ns), so
+ * traffic that comes too seldom to be caught costs little spinning.
  *
  * Return: frames received in this step (>= 0), or a negative errno from
  * epoll_pwait2() (-EINTR when a signal came).

@@ -243,6 +243,11 @@ enum voff_vnet_dir {
  *		TUN_F_UDP_TUNNEL_GSO); needs @hdr_size 24
  * @max_segs:	largest gso_segs accepted (a device's gso_max_segs); 0
  *		means VOFF_VNET_GSO_MAX_SEGS
+ * @plain_unparsed: decode does not parse a frame whose header claims no
+ *		offload (it has nothing to check against it): such a frame's
+ *		header offsets are left VOFF_OFF_NONE, for a caller that
+ *		reads none of them (a switch port); false (the default):
+ *		decode sets the offsets of every frame that parses
  *
  * Zero-initialised it is a little-endian, 10-byte, L2, transmit channel.
  */
@@ -253,6 +258,7 @@ struct voff_vnet_cfg {
 	uint8_t dir;
 	bool tunnel;
 	uint16_t max_segs;
+	bool plain_unparsed;
 };
 
 /**
@@ -307,7 +313,9 @@ int voff_vnet_hdr_write(const struct voff_vnet_cfg *cfg,
  *
  * On success @pkt's header offsets are set from voff_parse() (left
  * VOFF_OFF_NONE when the header claims no offload and the frame does not
- * parse: the kernel passes any bytes on then), and its offload metadata
+ * parse: the kernel passes any bytes on then; or, with
+ * @cfg->plain_unparsed, whenever the header claims no offload), and its
+ * offload metadata
  * from the header: csum (PARTIAL with csum_start/offset, VALID for
  * DATA_VALID on a receive channel, else NONE), gso_type (VOFF_GSO_* bits),
  * gso_size, gso_segs (computed exactly) and hdr_len (the parsed header
@@ -339,6 +347,27 @@ int voff_vnet_decode(const struct voff_vnet_cfg *cfg, const void *hdr,
  * Ownership: borrows @pkt.
  */
 int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt);
+
+/**
+ * voff_vnet_pkt_pull_parsed() - voff_vnet_pkt_pull(), handing out the
+ * parse it made
+ * @cfg:	the channel
+ * @pkt:	as voff_vnet_pkt_pull()
+ * @p:		room for the parse of the frame (after the header), or NULL
+ *
+ * For a receive path that will need the frame's parse again (a switch
+ * deciding how the frame leaves): decode parses a frame that claims an
+ * offload, and one that claims none unless @cfg->plain_unparsed, and that
+ * parse lands in @p instead of being thrown away.
+ *
+ * Return: 1 when @p holds a successful voff_parse() of @pkt's data as it
+ * is on return; 0 when no parse was made or it failed (a plain frame that
+ * does not parse), or @p is NULL; else the negative error of
+ * voff_vnet_pkt_pull() (@pkt untouched, @p's content unspecified).
+ * Ownership: borrows @pkt.
+ */
+int voff_vnet_pkt_pull_parsed(const struct voff_vnet_cfg *cfg,
+			      struct voff_pkt *pkt, struct voff_parsed *p);
 
 /**
  * voff_vnet_encode() - build the header for a packet's offload metadata

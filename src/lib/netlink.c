@@ -28,6 +28,7 @@
 #include <voff/limits.h>
 #include <voff/netlink.h>
 
+#include "netlink_int.h"
 #include "netns_int.h"
 
 /* Newer than the system headers may be (6.3+). */
@@ -65,8 +66,15 @@ static int nl_open(const char *netns, struct mnl_socket **out)
 	return 0;
 }
 
+/**
+ * struct link_req - what an RTM_GETLINK answer is read into
+ * @attr:	called for each attribute of the link, with @arg
+ * @arg:	what @attr fills
+ * @ifindex:	the link's index, 0 while no RTM_NEWLINK came
+ */
 struct link_req {
-	struct voff_limits *lim;
+	mnl_attr_cb_t attr;
+	void *arg;
 	unsigned int ifindex;
 };
 
@@ -117,7 +125,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
 	req->ifindex = (unsigned int)ifi->ifi_index;
-	return mnl_attr_parse(nlh, sizeof(*ifi), link_attr, req->lim);
+	return mnl_attr_parse(nlh, sizeof(*ifi), req->attr, req->arg);
 }
 
 /* Send @nlh and run the replies through @cb until the ack or the dump end. */
@@ -161,13 +169,11 @@ static int name_ok(const char *ifname)
 	return ifname && *ifname && strlen(ifname) < IFNAMSIZ ? 0 : -EINVAL;
 }
 
-int voff_netlink_get_limits(const char *netns, const char *ifname,
-			    unsigned int *ifindex,
-			    struct voff_limits *out)
+/* RTM_GETLINK for @ifname in @netns, its answer parsed by @cb into @req. */
+static int get_link(const char *netns, const char *ifname, mnl_cb_t cb,
+		    void *req)
 {
 	char buf[NL_BUF] __attribute__((aligned(8)));
-	struct voff_limits lim = { 0 };
-	struct link_req req = { .lim = &lim };
 	struct mnl_socket *nl;
 	int err;
 
@@ -176,9 +182,20 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 		err = nl_open(netns, &nl);
 	if (err)
 		return err;
-	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
-		      link_cb, &req);
+	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname), cb,
+		      req);
 	mnl_socket_close(nl);
+	return err;
+}
+
+int voff_netlink_get_limits(const char *netns, const char *ifname,
+			    unsigned int *ifindex,
+			    struct voff_limits *out)
+{
+	struct voff_limits lim = { 0 };
+	struct link_req req = { .attr = link_attr, .arg = &lim };
+	int err = get_link(netns, ifname, link_cb, &req);
+
 	if (err)
 		return err;
 	if (!req.ifindex)
@@ -187,6 +204,81 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 		*ifindex = req.ifindex;
 	*out = lim;
 	return 0;
+}
+
+struct stats_req {
+	struct voff_link_stats *out;
+	bool found;
+};
+
+static int stats_attr(const struct nlattr *a, void *data)
+{
+	struct stats_req *req = data;
+	struct rtnl_link_stats64 st;
+
+	if (mnl_attr_get_type(a) != IFLA_STATS64)
+		return MNL_CB_OK;
+	if (mnl_attr_get_payload_len(a) < sizeof(st))
+		return MNL_CB_ERROR;
+	memcpy(&st, mnl_attr_get_payload(a), sizeof(st));
+	req->out->rx_packets = st.rx_packets;
+	req->out->tx_packets = st.tx_packets;
+	req->out->rx_dropped = st.rx_dropped;
+	req->out->tx_dropped = st.tx_dropped;
+	req->found = true;
+	return MNL_CB_OK;
+}
+
+int voff__netlink_open(const char *netns, struct mnl_socket **out)
+{
+	return nl_open(netns, out);
+}
+
+void voff__netlink_close(struct mnl_socket *nl)
+{
+	if (nl)
+		mnl_socket_close(nl);
+}
+
+int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
+			struct voff_link_stats *out)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct voff_link_stats st = { 0 };
+	struct stats_req sr = { .out = &st };
+	struct link_req req = { .attr = stats_attr, .arg = &sr };
+	int err = name_ok(ifname);
+
+	if (err)
+		return err;
+	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		;	/* stale replies */
+	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
+		      link_cb, &req);
+	if (err)
+		return err;
+	if (!req.ifindex)
+		return -ENODEV;
+	if (!sr.found)
+		return -ENODATA;
+	*out = st;
+	return 0;
+}
+
+int voff_netlink_get_stats(const char *netns, const char *ifname,
+			   struct voff_link_stats *out)
+{
+	struct mnl_socket *nl;
+	int err;
+
+	err = name_ok(ifname);
+	if (!err)
+		err = nl_open(netns, &nl);
+	if (err)
+		return err;
+	err = voff__netlink_stats(nl, ifname, out);
+	mnl_socket_close(nl);
+	return err;
 }
 
 int voff_netlink_set_limits(const char *netns, const char *ifname,

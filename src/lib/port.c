@@ -20,6 +20,7 @@
 #include <voff/feat.h>
 #include <voff/limits.h>
 #include <voff/netlink.h>
+#include <voff/parse.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
 #include <voff/vnet.h>
@@ -200,6 +201,8 @@ void voff_port_stats(const struct voff_port *port,
 		     struct voff_port_stats *out)
 {
 	*out = port->stats;
+	if (port->ops->kernel_drops)
+		out->rx_kernel_dropped = port->ops->kernel_drops(port);
 }
 
 void voff_port_info(const struct voff_port *port, struct voff_port_info *out)
@@ -209,7 +212,7 @@ void voff_port_info(const struct voff_port *port, struct voff_port_info *out)
 
 int voff_port_fd(const struct voff_port *port)
 {
-	return port->fd;
+	return port->ops->wait_fd ? port->ops->wait_fd(port) : port->fd;
 }
 
 unsigned int voff_port_drops(const struct voff_port *port,
@@ -370,17 +373,48 @@ static int vlan_insert(struct voff_pkt *pkt, uint16_t tpid, uint16_t tci)
 	return 0;
 }
 
+_Static_assert(VOFF_BATCH_MAX <= 64, "rx_parsed_ok has a bit per slot");
+
+void voff__port_rx_keep_parses(struct voff_port *port,
+			       struct voff_parsed *room)
+{
+	port->rx_parsed = room;
+	port->rx_parsed_ok = 0;
+}
+
+/*
+ * Decode and strip the header, leaving the validator's parse at the
+ * slot @pkt will take when the caller keeps them.  Return: as
+ * voff__port_vnet_pull(); @*parsed whether the slot's parse is valid.
+ */
+static int vnet_pull_keep(struct voff_port *port, struct voff_pkt *pkt,
+			  unsigned int slot, bool *parsed)
+{
+	int rc;
+
+	if (!port->rx_parsed || slot >= VOFF_BATCH_MAX)
+		return voff__port_vnet_pull(port, pkt);
+	rc = voff_vnet_pkt_pull_parsed(&port->vnet_rx, pkt,
+				       &port->rx_parsed[slot]);
+	*parsed = rc == 1;
+	return rc < 0 ? rc : 0;
+}
+
 int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
 			 struct voff_batch *b, uint16_t tpid, uint16_t tci)
 {
+	unsigned int slot = b->n;
+	bool parsed = false;
 	int err = 0;
 
 	if (port->info.vnet_hdr_len)
-		err = voff__port_vnet_pull(port, pkt);
+		err = vnet_pull_keep(port, pkt, slot, &parsed);
 	else if (!port->info.l3 && pkt->len < 14)
 		err = VOFF_E_PORT_SHORT;
-	if (!err && tpid)
+	if (!err && tpid) {
 		err = vlan_insert(pkt, tpid, tci);
+		parsed = false;	/* the headers moved */
+	}
 	if (!err && voff_batch_add(b, pkt))
 		err = -ENOSPC;
 	if (err) {
@@ -388,6 +422,9 @@ int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
 		voff_pkt_free(pkt);
 		return err;
 	}
+	/* Slots only grow within a call, and the bits start clear. */
+	if (parsed)
+		port->rx_parsed_ok |= 1ull << slot;
 	port->stats.rx_packets++;
 	port->stats.rx_bytes += pkt->len;
 	if (voff_pkt_is_gso(pkt))
@@ -660,6 +697,11 @@ void voff__port_vnet_init(struct voff_port *port)
 		return;
 	voff_feat_from_tun(port->info.rx_off,
 			   &port->info.features);
+}
+
+void voff__port_rx_offsets(struct voff_port *port, bool plain)
+{
+	port->vnet_rx.plain_unparsed = !plain;
 }
 
 int voff__port_vnet_pull(const struct voff_port *port, struct voff_pkt *pkt)

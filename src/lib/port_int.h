@@ -47,6 +47,11 @@ struct voff_port;
  *		dropped for that reason).  Frees nothing: the front end frees
  *		dropped frames, and sent ones unless @keeps_sent
  * @refresh:	read the device's limits again (NULL: nothing to read)
+ * @wait_fd:	the descriptor voff_port_fd() reports, when it is not
+ *		port->fd (NULL: port->fd)
+ * @kernel_drops: frames the kernel dropped before the port read them,
+ *		since open (struct voff_port_stats.rx_kernel_dropped; NULL:
+ *		none to read)
  * @egress:	adjust the front end's answer of voff_port_egress() for
  *		what the device behind the port adds or takes away (NULL:
  *		the front end's answer stands)
@@ -61,6 +66,8 @@ struct voff_port_ops {
 	int (*tx)(struct voff_port *port, struct voff_pkt **pkts,
 		  unsigned int n, int *res);
 	int (*refresh)(struct voff_port *port);
+	int (*wait_fd)(const struct voff_port *port);
+	uint64_t (*kernel_drops)(const struct voff_port *port);
 	void (*egress)(const struct voff_port *port, struct voff_feat_dev *dev,
 		       struct voff_limits *lim);
 	bool keeps_sent;
@@ -92,10 +99,31 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  * @created:	TAP/TUN: voff created the device (it vanishes on close)
  * @vnet_rx:	how headers read from the port look (decode)
  * @vnet_tx:	how headers written to the port look (encode)
+ * @kdrops:	TAP/TUN: how the device's own drops are read (NULL: never)
+ * @rx_parsed:	during a receive call of a caller that wants them
+ *		(voff__port_rx_keep_parses()), room for VOFF_BATCH_MAX
+ *		parses: the frame appended at batch slot i leaves its
+ *		validator's parse at @rx_parsed[i]; else NULL
+ * @rx_parsed_ok: bit i set when @rx_parsed[i] holds the parse of the frame
+ *		at slot i as it is in the batch
  * @gen:	bumped whenever @info changes after open (a vhost-user guest
  *		negotiated): the switch reads the port's egress again
  * @priv:	backend state (allocated by open, freed by close)
  */
+/**
+ * struct voff__kdrops - a TAP/TUN device's tx_dropped, counted from open
+ * @nl:		rtnetlink socket made in the device's namespace at open, so
+ *		reading needs no setns() (nor the capability) later
+ * @base:	the device's tx_dropped when the port opened
+ * @last:	the count last read, answered again when a read fails: a
+ *		counter never goes back
+ */
+struct voff__kdrops {
+	struct mnl_socket *nl;
+	uint64_t base;
+	uint64_t last;
+};
+
 struct voff_port {
 	const struct voff_port_ops *ops;
 	struct voff_port_info info;
@@ -106,6 +134,9 @@ struct voff_port {
 	bool created;
 	struct voff_vnet_cfg vnet_rx;
 	struct voff_vnet_cfg vnet_tx;
+	struct voff__kdrops *kdrops;
+	struct voff_parsed *rx_parsed;
+	uint64_t rx_parsed_ok;
 	uint32_t gen;
 	void *priv;
 };
@@ -193,6 +224,22 @@ int voff__port_tx_send(struct voff_port *port, struct voff_batch *b);
  * and info.features (the device's ethtool features, or the model's)
  */
 void voff__port_vnet_init(struct voff_port *port);
+
+/**
+ * voff__port_rx_offsets() - whether receive sets the header offsets of a
+ * frame whose header claims no offload (@plain true, as at open), or
+ * leaves them VOFF_OFF_NONE and does not parse it (for the switch, which
+ * reads no offsets of such frames: struct voff_vnet_cfg.plain_unparsed)
+ */
+void voff__port_rx_offsets(struct voff_port *port, bool plain);
+
+/**
+ * voff__port_rx_keep_parses() - keep the validator's parses of the frames
+ * the next receive calls append (@room: VOFF_BATCH_MAX parses, indexed by
+ * batch slot; port->rx_parsed_ok tells which are there), or stop (NULL)
+ */
+void voff__port_rx_keep_parses(struct voff_port *port,
+			       struct voff_parsed *room);
 
 /**
  * voff__port_vnet_pull() - decode and strip the header in front of @pkt

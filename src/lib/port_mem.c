@@ -182,9 +182,10 @@ static int mem_rx(struct voff_port *port, struct voff_pool *pool,
 {
 	struct mem_end *end = port->priv;
 	struct mem_ring *r = &end->pair->ring[end->side];
-	unsigned int got = 0;
+	/* Refused frames count: a malformed flood reads no deeper. */
+	unsigned int got = 0, left = voff_batch_space(b);
 
-	while (voff_batch_space(b) && r->n) {
+	for (; left && r->n; left--) {
 		struct voff_pkt *src = r->slot[r->head], *dst;
 		int err = copy_in(port, pool, src, &dst);
 

@@ -24,16 +24,37 @@
  * socket from receiving its own transmissions (and every other frame the
  * host sends out of the interface; VOFF_PORT_F_OWN_TX turns it off).
  *
- * No TPACKET_V3 ring: it copies every frame into the ring as recvmmsg
- * copies it into the pool, and its blocks would have to hold 64 KiB
- * super-frames; recvmmsg already reads a batch per system call.
+ * Receive ring (TPACKET_V2, unless VOFF_PORT_F_NO_RING or a 12-byte
+ * header, which the kernel's ring writes wrong): the kernel copies each
+ * frame, with its virtio_net_hdr, into the next RING_FRAME-byte slot of a
+ * ring shared with voff, in the sender's context, and wakes the socket's
+ * waiters; a receive call copies the ready slots into pool packets and
+ * hands the slots back, without a system call.  A frame too big for a slot
+ * (a GRO super-frame) is queued to the socket whole as well
+ * (PACKET_COPY_THRESH) and its slot marked TP_STATUS_COPY: that one is
+ * read with recvmsg(), in its place in the order.  A full ring drops at
+ * the kernel, counted by PACKET_STATISTICS (rx_kernel_dropped), as does a
+ * frame whose offloads the header cannot describe (recvmsg() fails those
+ * with EINVAL).  Not TPACKET_V3: it hands a block to user space only when
+ * the block is full or its timer fires (a millisecond at least), a delay
+ * every lone frame would pay.  Send stays sendmmsg(): a transmit ring
+ * saves no system call (a batch still needs its send()), only the
+ * per-message work inside it, while its slots come back to user space
+ * asynchronously (when the device frees each frame) and a super-packet
+ * larger than a slot would need a second path that keeps the order.
+ *
+ * At close the ring is unmapped before the socket is closed: no packet
+ * points into it (every frame was copied into a pool packet), so nothing
+ * outlives it.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -66,7 +87,29 @@
 
 #define AUX_SPACE CMSG_SPACE(sizeof(struct tpacket_auxdata))
 
+/*
+ * The receive ring: RING_BLOCKS blocks of RING_BLOCK bytes, cut into
+ * RING_FRAME-byte slots: a slot holds the kernel's headers and an MTU
+ * frame with its virtio_net_hdr (1 MiB, 512 slots).
+ */
+#define RING_FRAME 2048
+#define RING_BLOCK (64 << 10)
+#define RING_BLOCKS 16
+#define RING_SLOTS (RING_BLOCKS * (RING_BLOCK / RING_FRAME))
+
+/**
+ * struct packet_priv - a packet port's state
+ * @kdrops:	PACKET_STATISTICS drops read so far
+ * @ring:	the mmap()ed receive ring, or NULL
+ * @head:	the ring's next slot to read
+ * @err_check_ns: when an empty ring last asked the socket for its error
+ * @msg, @iov, @pkt, @ctrl: recvmmsg()/sendmmsg() arrays
+ */
 struct packet_priv {
+	uint64_t kdrops;
+	uint8_t *ring;
+	unsigned int head;
+	uint64_t err_check_ns;
 	struct mmsghdr msg[VOFF_BATCH_MAX];
 	struct iovec iov[VOFF_BATCH_MAX];
 	struct voff_pkt *pkt[VOFF_BATCH_MAX];
@@ -104,6 +147,38 @@ static int packet_socket(struct voff_port *port, const char *ifname)
 	return 0;
 }
 
+/*
+ * Set up the receive ring (before bind: no frame can come before it).
+ * Without one (an old kernel, no memory) the port reads with recvmmsg().
+ */
+static void ring_on(struct voff_port *port)
+{
+	struct tpacket_req req = {
+		.tp_block_size = RING_BLOCK,
+		.tp_block_nr = RING_BLOCKS,
+		.tp_frame_size = RING_FRAME,
+		.tp_frame_nr = RING_SLOTS,
+	};
+	struct packet_priv *pp = port->priv;
+	int fd = port->fd;
+	void *ring;
+
+	if (sockopt(fd, SOL_PACKET, PACKET_VERSION, TPACKET_V2) ||
+	    sockopt(fd, SOL_PACKET, PACKET_COPY_THRESH, 1) ||
+	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
+		return;
+	ring = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS,
+		    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED) {
+		/* Tear the ring down again: recvmmsg() cannot read past it. */
+		memset(&req, 0, sizeof(req));
+		setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req));
+		return;
+	}
+	pp->ring = ring;
+	port->info.mmap_ring = true;
+}
+
 static int packet_setup(struct voff_port *port,
 			const struct voff_port_cfg *cfg)
 {
@@ -127,6 +202,9 @@ static int packet_setup(struct voff_port *port,
 		(void)sockopt(fd, SOL_SOCKET, SO_RCVBUF, PACKET_SOCKBUF);
 	if (sockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, PACKET_SOCKBUF))
 		(void)sockopt(fd, SOL_SOCKET, SO_SNDBUF, PACKET_SOCKBUF);
+	if (!(cfg->flags & VOFF_PORT_F_NO_RING) &&
+	    port->info.vnet_hdr_len != 12)
+		ring_on(port);
 	sll.sll_ifindex = (int)port->info.ifindex;
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
 		return -errno;
@@ -161,6 +239,10 @@ static int packet_open(struct voff_port *port,
 			close(port->fd);
 	}
 	if (err) {
+		struct packet_priv *pp = port->priv;
+
+		if (pp->ring)
+			munmap(pp->ring, (size_t)RING_BLOCK * RING_BLOCKS);
 		free(port->priv);
 		port->fd = -1;
 	}
@@ -169,10 +251,30 @@ static int packet_open(struct voff_port *port,
 
 static void packet_close(struct voff_port *port)
 {
+	struct packet_priv *pp = port->priv;
+
+	if (pp->ring)
+		munmap(pp->ring, (size_t)RING_BLOCK * RING_BLOCKS);
 	if (port->fd >= 0)
 		close(port->fd);
 	port->fd = -1;
 	free(port->priv);
+}
+
+/*
+ * The socket's queue overflows since open: PACKET_STATISTICS counts them
+ * since it was last read, so they are added up here.
+ */
+static uint64_t packet_kernel_drops(const struct voff_port *port)
+{
+	struct packet_priv *pp = port->priv;
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+
+	if (port->fd >= 0 &&
+	    !getsockopt(port->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len))
+		pp->kdrops += st.tp_drops;
+	return pp->kdrops;
 }
 
 static int packet_refresh(struct voff_port *port)
@@ -290,15 +392,210 @@ static bool link_alive(struct voff_port *port)
 	return true;
 }
 
+/*
+ * recvmsg() of the frame a TP_STATUS_COPY slot stands for.  The socket's
+ * pending error comes first and leaves the frame queued: ENETDOWN of a
+ * link that went down and up (or is down) is a pause, so read again;
+ * so after EINTR.  Return: as recvmsg(), with -errno.
+ */
+static ssize_t copied_recv(struct voff_port *port, struct msghdr *mh)
+{
+	bool flapped = false;
+
+	for (;;) {
+		ssize_t n = recvmsg(port->fd, mh, MSG_DONTWAIT);
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno == ENETDOWN && !flapped && link_alive(port)) {
+			flapped = true;
+			continue;
+		}
+		return -errno;
+	}
+}
+
+/*
+ * One frame whose slot said TP_STATUS_COPY: the next in the socket's
+ * queue, whole.  Return: 1 when appended, 0 when dropped or gone (the
+ * slot is done with), or a negative errno: no buffer, or a socket error
+ * that left the frame queued (the slot must stay for a later call, or
+ * the next copied slot would read this frame).
+ */
+static int ring_copied(struct voff_port *port, struct voff_pool *pool,
+		       struct voff_batch *b)
+{
+	struct packet_priv *pp = port->priv;
+	struct msghdr *mh = &pp->msg[0].msg_hdr;
+	uint32_t hs = port->info.vnet_hdr_len;
+	uint16_t tpid, tci = 0;
+	ssize_t n;
+
+	if (!arm(port, pool, 1))
+		return -ENOBUFS;
+	n = copied_recv(port, mh);
+	if (n < 0) {
+		voff_pkt_free(pp->pkt[0]);
+		/* The kernel could not describe it: dequeued and gone. */
+		if (n == -EINVAL) {
+			voff__port_count_drop(port, VOFF_PORT_RX, -EINVAL);
+			return 0;
+		}
+		/* Not there (nothing to wait for), or kept for later. */
+		if (n == -EAGAIN || (n == -ENETDOWN && link_alive(port)))
+			return n == -EAGAIN ? 0 : -EAGAIN;
+		return (int)n;
+	}
+	if (mh->msg_flags & MSG_TRUNC) {
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
+		voff_pkt_free(pp->pkt[0]);
+		return 0;
+	}
+	if ((uint32_t)n >= hs)
+		voff_pkt_put(pp->pkt[0], (uint32_t)n - hs);
+	else
+		voff_pkt_trim(pp->pkt[0], (uint32_t)n);
+	aux_vlan(mh, &tpid, &tci);
+	return voff__port_rx_accept(port, pp->pkt[0], b, tpid, tci) ? 0 : 1;
+}
+
+/*
+ * One ready slot @h: its frame, with the virtio_net_hdr in front, copied
+ * into a fresh packet of @pool.  Return: as ring_copied().
+ */
+static int ring_frame(struct voff_port *port, struct voff_pool *pool,
+		      const struct tpacket2_hdr *h, struct voff_batch *b)
+{
+	uint32_t hs = port->info.vnet_hdr_len;
+	uint16_t tpid = 0, tci = 0;
+	struct voff_pkt *pkt;
+	uint8_t *d;
+
+	if (h->tp_status & TP_STATUS_COPY)
+		return ring_copied(port, pool, b);
+	/* The slot's fields bound the copy (64-bit sum: no wrap). */
+	if (h->tp_snaplen < h->tp_len || h->tp_mac < hs ||
+	    (uint64_t)h->tp_mac + h->tp_snaplen > RING_FRAME) {
+		/* Cut to the slot, and the socket had no room for it whole. */
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
+		return 0;
+	}
+	if (voff_pkt_alloc(pool, &pkt))
+		return -ENOBUFS;
+	d = voff_pkt_push(pkt, hs);
+	if (!d || voff_pkt_tailroom(pkt) < h->tp_snaplen) {
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_PORT_TRUNC);
+		voff_pkt_free(pkt);
+		return 0;
+	}
+	memcpy(d, (const uint8_t *)h + h->tp_mac - hs, hs + h->tp_snaplen);
+	voff_pkt_put(pkt, h->tp_snaplen);
+	if (h->tp_status & TP_STATUS_VLAN_VALID) {
+		tci = h->tp_vlan_tci;
+		tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ?
+			       h->tp_vlan_tpid : ETH_P_8021Q;
+	}
+	return voff__port_rx_accept(port, pkt, b, tpid, tci) ? 0 : 1;
+}
+
+static struct tpacket2_hdr *head_slot(const struct packet_priv *pp)
+{
+	return (struct tpacket2_hdr *)(pp->ring +
+				       (size_t)pp->head * RING_FRAME);
+}
+
+/* The slot's bytes are the kernel's until its status says they are ours. */
+static bool slot_ready(const struct tpacket2_hdr *h)
+{
+	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+	       TP_STATUS_USER;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * An empty ring says nothing of the socket's error (its interface went
+ * down or away), which a recvmmsg() would have returned: ask the socket
+ * (SO_ERROR, which leaves its queue alone: a copied super-frame may wait
+ * there for a slot the kernel has not handed over yet), at most every
+ * RING_ERR_NS (an epoll waiter sees the error at once and would call
+ * again and again).  Return: 0, or the error of a socket whose interface
+ * is gone.
+ */
+#define RING_ERR_NS 1000000ull
+
+static int ring_error(struct voff_port *port)
+{
+	struct packet_priv *pp = port->priv;
+	uint64_t now = mono_ns();
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (now - pp->err_check_ns < RING_ERR_NS)
+		return 0;
+	pp->err_check_ns = now;
+	if (getsockopt(port->fd, SOL_SOCKET, SO_ERROR, &err, &len) || !err)
+		return 0;
+	err = -err;
+	/* Down is a pause (the kernel hooks the socket in again when up). */
+	if (err == -ENETDOWN && link_alive(port))
+		return 0;
+	return err;
+}
+
+/*
+ * Read the ring's ready slots, @left at most, in order, handing each back
+ * to the kernel.  Return: frames appended, or -ENOBUFS / a negative errno
+ * when nothing was.
+ */
+static int ring_rx(struct voff_port *port, struct voff_pool *pool,
+		   struct voff_batch *b, unsigned int left)
+{
+	struct packet_priv *pp = port->priv;
+	unsigned int got = 0;
+
+	if (!slot_ready(head_slot(pp)))
+		return ring_error(port);
+
+	while (left) {
+		struct tpacket2_hdr *h = head_slot(pp);
+		int r;
+
+		if (!slot_ready(h))
+			break;
+		r = ring_frame(port, pool, h, b);
+		if (r < 0)
+			return got ? (int)got : r;	/* the slot stays */
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		pp->head = (pp->head + 1) % RING_SLOTS;
+		left--;
+		got += (unsigned int)r;
+	}
+	return (int)got;
+}
+
 static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 		     struct voff_batch *b)
 {
 	struct packet_priv *pp = port->priv;
 	uint32_t hs = port->info.vnet_hdr_len;
-	unsigned int got = 0;
+	/* Refused frames count: a malformed flood reads no deeper. */
+	unsigned int got = 0, left = voff_batch_space(b);
 
-	while (voff_batch_space(b)) {
-		unsigned int k = arm(port, pool, voff_batch_space(b));
+	if (pp->ring)
+		return ring_rx(port, pool, b, left);
+
+	while (left) {
+		unsigned int k = arm(port, pool, left);
 		int r;
 
 		if (!k)
@@ -313,6 +610,7 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 			/* A frame the kernel could not describe is gone. */
 			if (err == -EINVAL) {
 				voff__port_count_drop(port, VOFF_PORT_RX, err);
+				left--;
 				continue;
 			}
 			if (err == -EINTR)
@@ -342,6 +640,7 @@ static int packet_rx(struct voff_port *port, struct voff_pool *pool,
 				got++;
 		}
 		voff_pkt_free_bulk(pp->pkt + r, k - (unsigned int)r);
+		left -= (unsigned int)r;
 		if ((unsigned int)r < k)
 			break;	/* the socket is empty */
 	}
@@ -388,5 +687,6 @@ const struct voff_port_ops voff__port_packet_ops = {
 	.rx = packet_rx,
 	.tx = packet_tx,
 	.refresh = packet_refresh,
+	.kernel_drops = packet_kernel_drops,
 	.egress = packet_egress,
 };

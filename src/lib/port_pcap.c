@@ -81,9 +81,10 @@ static int pcap_rx(struct voff_port *port, struct voff_pool *pool,
 		   struct voff_batch *b)
 {
 	struct pcap_priv *pp = port->priv;
-	unsigned int got = 0;
+	/* Refused frames count: a malformed capture reads no deeper. */
+	unsigned int got = 0, left = voff_batch_space(b);
 
-	while (pp->src && !pp->done && voff_batch_space(b)) {
+	for (; pp->src && !pp->done && left; left--) {
 		struct voff_pkt *pkt;
 		int rc;
 

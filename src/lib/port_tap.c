@@ -25,19 +25,39 @@
  * I/O: one read() or write() per frame, or (built with liburing, unless
  * the kernel refuses a ring) the same operations in io_uring batches: a
  * system call costs more than a small frame's copy on a virtual machine.
- * Receive submits URING_RX reads at once with RWF_NOWAIT, so an empty
- * device answers -EAGAIN at once instead of arming one poll per read (that
- * would wake them all for one frame); tun takes RWF_NOWAIT, so each read
- * runs inline, in submission order, and the frames come out in the order
- * the device queued them.  Transmit submits the whole batch and reaps
- * every completion before returning, so the front end may free the frames
- * as after write().  An error from the ring itself (not from one frame)
- * switches the port back to read()/write() for good.
+ *
+ * Receive, where the kernel has multishot reads (6.7+): one
+ * IORING_OP_READ_MULTISHOT request stays armed on the device, with up to
+ * MSHOT_BUFS packets of the caller's pool posted to the kernel in a
+ * provided-buffer ring.  A frame the device queues makes the request
+ * ready: the read is queued as task work of the thread that armed it, and
+ * IORING_SQ_TASKRUN set in the ring's shared memory, without an interrupt
+ * (IORING_SETUP_COOP_TASKRUN).  The reads run on that thread's next
+ * return from the kernel: the wake-up from its wait (voff_port_fd() is an
+ * epoll set of the device and the ring: the device's readiness wakes it,
+ * the ring's tells of read frames not yet taken), or any system call.  A
+ * receive call then reaps the completions, refills the ring from the pool
+ * and, when the request ended (the ring ran out of packets), arms it
+ * again: no system call per batch while frames flow, and a busy-polling
+ * switch spins on the flag in memory, entering the kernel only when it is
+ * set.  The request reads in the order the device queued the frames.  Packets
+ * posted stay the port's until they come back as frames or the port is
+ * closed (the pool must outlive the port, as it must for every packet).
+ *
+ * Receive otherwise: rounds of URING_RX reads at once with RWF_NOWAIT, so
+ * an empty device answers -EAGAIN at once instead of arming one poll per
+ * read (that would wake them all for one frame); tun takes RWF_NOWAIT, so
+ * each read runs inline, in submission order, and the frames come out in
+ * the order the device queued them.  Transmit submits the whole batch and
+ * reaps every completion before returning, so the front end may free the
+ * frames as after write().  An error from a ring itself (not from one
+ * frame) switches the port back to read()/write() for good.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -46,13 +66,15 @@
 
 #ifdef VOFF_HAVE_URING
 #include <liburing.h>
-#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
 #endif
 
 #include <voff/netlink.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
 
+#include "netlink_int.h"
 #include "netns_int.h"
 #include "port_int.h"
 
@@ -77,23 +99,52 @@ static int set_offload(unsigned int off, void *ctx)
 /* Enough entries for a transmit batch or a round of reads. */
 #define URING_DEPTH VOFF_BATCH_MAX
 
-static void ring_off(struct voff_port *port)
-{
-	struct io_uring *ring = port->priv;
+/* Packets one port keeps posted for its multishot read (a power of two). */
+#define MSHOT_BUFS 32
+/* A port posts at most this share of its pool: 1/16 (32 of the switch's
+ * default 1024), so that a small pool still serves several ports. */
+#define MSHOT_POOL_SHARE 16
+#define MSHOT_BGID 0
+/* Liburing 2.3's headers predate the opcode (Linux 6.7). */
+#define OP_READ_MULTISHOT 49
 
-	if (!ring)
-		return;
-	io_uring_queue_exit(ring);
-	free(ring);
-	port->priv = NULL;
-	port->info.io_uring = false;
+enum { TAG_READ = 1, TAG_CANCEL };
+
+/**
+ * struct tap_uring - a port's rings
+ * @tx:		writes, and the reads of the RWF_NOWAIT path
+ * @rx:		the multishot read (when @br is set)
+ * @br:		the provided-buffer ring; NULL: no multishot read
+ * @posted:	packets given to the kernel, by buffer id
+ * @n_posted:	how many
+ * @epfd:	with @br: an epoll set of the device and @rx, what
+ *		voff_port_fd() reports; else -1
+ * @armed:	the multishot read is in flight
+ */
+struct tap_uring {
+	struct io_uring tx;
+	struct io_uring rx;
+	struct io_uring_buf_ring *br;
+	struct voff_pkt *posted[MSHOT_BUFS];
+	unsigned int n_posted;
+	int epfd;
+	bool armed;
+};
+
+static size_t br_bytes(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = MSHOT_BUFS * sizeof(struct io_uring_buf);
+
+	return page > 0 && (size_t)page > n ? (size_t)page : n;
 }
 
 /*
- * Confine a ring created disabled: only reads and writes may be submitted
- * and no further register operation is allowed, so a ring cannot become a
- * way around a seccomp filter (an openat or connect submitted as an
- * entry); reads and writes are what the filter allows as system calls
+ * Confine a ring created disabled: once enabled (ring_enable()), only the
+ * @n operations of @ops (at most three), with no entry flag but @flags,
+ * may be submitted and no further register operation is allowed, so a ring cannot
+ * become a way around a seccomp filter (an openat or connect submitted as
+ * an entry); reads and writes are what the filter allows as system calls
  * anyway.  The port's descriptor is not registered as a fixed file: the
  * ring would hold it after close() until its asynchronous teardown, and a
  * TAP reopened by the same name would find the device still there.
@@ -102,46 +153,237 @@ static void ring_off(struct voff_port *port)
  * call it does export does the same.
  * Return: 0, or a negative errno (the ring must not be used).
  */
-static int ring_confine(struct io_uring *ring)
+static int ring_confine(struct io_uring *ring, const uint8_t *ops,
+			unsigned int n, uint8_t flags)
 {
-	struct io_uring_restriction rule[2];
+	struct io_uring_restriction rule[4];
+	unsigned int k = 0;
 	int err;
 
 	memset(rule, 0, sizeof(rule));
-	rule[0].opcode = IORING_RESTRICTION_SQE_OP;
-	rule[0].sqe_op = IORING_OP_READ;
-	rule[1].opcode = IORING_RESTRICTION_SQE_OP;
-	rule[1].sqe_op = IORING_OP_WRITE;
+	for (unsigned int i = 0; i < n && k < 3; i++) {
+		rule[k].opcode = IORING_RESTRICTION_SQE_OP;
+		rule[k++].sqe_op = ops[i];
+	}
+	if (flags) {
+		rule[k].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
+		rule[k++].sqe_flags = flags;
+	}
 	err = io_uring_register(ring->ring_fd, IORING_REGISTER_RESTRICTIONS,
-				rule, 2);
-	if (err < 0)
-		return err;
-	err = io_uring_register(ring->ring_fd, IORING_REGISTER_ENABLE_RINGS,
-				NULL, 0);
+				rule, k);
 	return err < 0 ? err : 0;
 }
 
+static int ring_enable(struct io_uring *ring)
+{
+	int err = io_uring_register(ring->ring_fd,
+				    IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+
+	return err < 0 ? err : 0;
+}
+
+/* Whether the kernel knows @op, asked of a ring not yet confined. */
+static bool op_supported(struct io_uring *ring, int op)
+{
+	struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
+	bool ok = probe && io_uring_opcode_supported(probe, op);
+
+	io_uring_free_probe(probe);
+	return ok;
+}
+
+/* The epoll set voff_port_fd() reports: the device and the ring. */
+static int mshot_epoll(struct tap_uring *tu, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	tu->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (tu->epfd < 0)
+		return -errno;
+	if (epoll_ctl(tu->epfd, EPOLL_CTL_ADD, fd, &ev) ||
+	    epoll_ctl(tu->epfd, EPOLL_CTL_ADD, tu->rx.ring_fd, &ev)) {
+		int err = -errno;
+
+		close(tu->epfd);
+		tu->epfd = -1;
+		return err;
+	}
+	return 0;
+}
+
 /*
- * A confined ring for the port; none (read()/write()) when the kernel
- * refuses a ring or its restrictions.
+ * The multishot receive ring on device @fd: its provided-buffer ring
+ * registered before it is confined to multishot reads and their
+ * cancellation.  Return: 0, or a negative errno (no multishot read;
+ * nothing is left set up).
+ */
+static int mshot_on(struct tap_uring *tu, int fd)
+{
+	static const uint8_t ops[] = { OP_READ_MULTISHOT,
+				       IORING_OP_ASYNC_CANCEL };
+	struct io_uring_params prm;
+	struct io_uring_buf_reg reg;
+	void *mem;
+	int err;
+
+	memset(&prm, 0, sizeof(prm));
+	/*
+	 * Room for every posted packet's completion and the last ones.  The
+	 * reads run as task work without interrupting the thread; the flag
+	 * tells a spinning one to enter the kernel.  (A deferred ring,
+	 * IORING_SETUP_DEFER_TASKRUN, would run them only when asked, but
+	 * Linux 6.18 does not wake an epoll waiter on its descriptor when
+	 * work is queued.)
+	 */
+	prm.flags = IORING_SETUP_R_DISABLED | IORING_SETUP_CQSIZE |
+		    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	prm.cq_entries = 4 * MSHOT_BUFS;
+	err = io_uring_queue_init_params(4, &tu->rx, &prm);
+	if (err < 0)
+		return err;
+	err = -EOPNOTSUPP;
+	if (!op_supported(&tu->rx, OP_READ_MULTISHOT))
+		goto err_ring;
+	mem = mmap(NULL, br_bytes(), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		err = -errno;
+		goto err_ring;
+	}
+	tu->br = mem;
+	io_uring_buf_ring_init(tu->br);
+	memset(&reg, 0, sizeof(reg));
+	reg.ring_addr = (uint64_t)(uintptr_t)mem;
+	reg.ring_entries = MSHOT_BUFS;
+	reg.bgid = MSHOT_BGID;
+	err = io_uring_register_buf_ring(&tu->rx, &reg, 0);
+	if (!err)
+		err = ring_confine(&tu->rx, ops, 2, IOSQE_BUFFER_SELECT);
+	if (!err)
+		err = ring_enable(&tu->rx);
+	if (!err)
+		err = mshot_epoll(tu, fd);
+	if (!err)
+		return 0;
+	munmap(mem, br_bytes());
+	tu->br = NULL;
+err_ring:
+	io_uring_queue_exit(&tu->rx);
+	return err;
+}
+
+/*
+ * Count and free the frame a completion of the multishot read carries,
+ * when the port is not taking it (closing, or falling back).
+ */
+static void mshot_discard(struct voff_port *port, struct tap_uring *tu,
+			  const struct io_uring_cqe *cqe)
+{
+	unsigned int bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+
+	if (!(cqe->flags & IORING_CQE_F_BUFFER) || bid >= MSHOT_BUFS ||
+	    !tu->posted[bid])
+		return;
+	voff__port_count_drop(port, VOFF_PORT_RX, -ECANCELED);
+	voff_pkt_free(tu->posted[bid]);
+	tu->posted[bid] = NULL;
+	tu->n_posted--;
+}
+
+/*
+ * Stop the multishot read and give every posted packet back.  The read
+ * holds the device's file: it is cancelled, and its last completion
+ * waited for, before the ring goes (a ring's teardown is asynchronous, and
+ * the device would outlive close()).
+ */
+static void mshot_off(struct voff_port *port, struct tap_uring *tu)
+{
+	struct __kernel_timespec ts = { .tv_sec = 1 };
+	struct io_uring_cqe *cqe;
+	bool safe = true;
+
+	if (!tu->br)
+		return;
+	if (tu->armed) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&tu->rx);
+
+		io_uring_prep_cancel64(sqe, TAG_READ, 0);
+		sqe->user_data = TAG_CANCEL;
+		io_uring_submit(&tu->rx);
+	}
+	while (tu->armed) {
+		int r = io_uring_wait_cqe_timeout(&tu->rx, &cqe, &ts);
+
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			/* Never seen: the kernel may still own the packets. */
+			safe = false;
+			break;
+		}
+		if (cqe->user_data == TAG_READ) {
+			mshot_discard(port, tu, cqe);
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				tu->armed = false;
+		}
+		io_uring_cqe_seen(&tu->rx, cqe);
+	}
+	while (io_uring_peek_cqe(&tu->rx, &cqe) == 0) {
+		if (cqe->user_data == TAG_READ)
+			mshot_discard(port, tu, cqe);
+		io_uring_cqe_seen(&tu->rx, cqe);
+	}
+	for (unsigned int i = 0; i < MSHOT_BUFS && safe; i++) {
+		voff_pkt_free(tu->posted[i]);
+		tu->posted[i] = NULL;
+	}
+	tu->n_posted = 0;
+	close(tu->epfd);
+	tu->epfd = -1;
+	io_uring_queue_exit(&tu->rx);
+	munmap(tu->br, br_bytes());
+	tu->br = NULL;
+}
+
+static void ring_off(struct voff_port *port)
+{
+	struct tap_uring *tu = port->priv;
+
+	if (!tu)
+		return;
+	mshot_off(port, tu);
+	io_uring_queue_exit(&tu->tx);
+	free(tu);
+	port->priv = NULL;
+	port->info.io_uring = false;
+}
+
+/*
+ * Confined rings for the port; none (read()/write()) when the kernel
+ * refuses a ring or its restrictions, and no multishot read when it lacks
+ * one.
  */
 static void ring_on(struct voff_port *port)
 {
-	struct io_uring *ring = calloc(1, sizeof(*ring));
+	static const uint8_t ops[] = { IORING_OP_READ, IORING_OP_WRITE };
+	struct tap_uring *tu = calloc(1, sizeof(*tu));
 
-	if (!ring)
+	if (!tu)
 		return;
-	if (io_uring_queue_init(URING_DEPTH, ring,
+	tu->epfd = -1;
+	if (io_uring_queue_init(URING_DEPTH, &tu->tx,
 				IORING_SETUP_R_DISABLED) < 0) {
-		free(ring);
+		free(tu);
 		return;
 	}
-	if (ring_confine(ring)) {
-		io_uring_queue_exit(ring);
-		free(ring);
+	if (ring_confine(&tu->tx, ops, 2, 0) || ring_enable(&tu->tx)) {
+		io_uring_queue_exit(&tu->tx);
+		free(tu);
 		return;
 	}
-	port->priv = ring;
+	if (mshot_on(tu, port->fd))
+		tu->br = NULL;
+	port->priv = tu;
 	port->info.io_uring = true;
 }
 
@@ -187,6 +429,58 @@ static void ring_on(struct voff_port *port)
 	(void)port;
 }
 #endif
+
+/* The device's tx_dropped: frames the kernel had for the port and lost. */
+static int dev_tx_dropped(const struct voff_port *port, uint64_t *n)
+{
+	struct voff_link_stats st;
+	int err = voff__netlink_stats(port->kdrops->nl, port->info.name, &st);
+
+	if (!err)
+		*n = st.tx_dropped;
+	return err;
+}
+
+/*
+ * Open the device's drop count at 0: what an attached device dropped
+ * before is not the port's.  Without a socket (no memory) the port
+ * reports none.
+ */
+static void kdrops_open(struct voff_port *port)
+{
+	struct voff__kdrops *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return;
+	if (voff__netlink_open(port->netns, &k->nl)) {
+		free(k);
+		return;
+	}
+	port->kdrops = k;
+	if (dev_tx_dropped(port, &k->base))
+		k->base = 0;
+}
+
+static void kdrops_close(struct voff_port *port)
+{
+	if (!port->kdrops)
+		return;
+	voff__netlink_close(port->kdrops->nl);
+	free(port->kdrops);
+	port->kdrops = NULL;
+}
+
+static uint64_t tap_kernel_drops(const struct voff_port *port)
+{
+	struct voff__kdrops *k = port->kdrops;
+	uint64_t n;
+
+	if (!k)
+		return 0;
+	if (!dev_tx_dropped(port, &n) && n >= k->base && n - k->base > k->last)
+		k->last = n - k->base;
+	return k->last;
+}
 
 static int tap_refresh(struct voff_port *port)
 {
@@ -271,6 +565,7 @@ static int tap_setup(struct voff_port *port, const struct voff_port_cfg *cfg)
 		if (err)
 			return err;
 	}
+	kdrops_open(port);
 	return tap_refresh(port);
 }
 
@@ -290,6 +585,7 @@ static int open_common(struct voff_port *port,
 		return err;
 	err = tap_setup(port, cfg);
 	if (err) {
+		kdrops_close(port);
 		close(port->fd);	/* a device created here goes with it */
 		port->fd = -1;
 		return err;
@@ -311,6 +607,7 @@ static int tun_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 
 static void tap_close(struct voff_port *port)
 {
+	kdrops_close(port);
 	ring_off(port);
 	if (port->fd >= 0)
 		close(port->fd);
@@ -359,13 +656,16 @@ static int rx_buf(struct voff_port *port, struct voff_pool *pool,
 	return 0;
 }
 
-/* Read until the device is empty or the batch is full: one frame a read. */
+/*
+ * Read until the device is empty or @*left frames were read (appended or
+ * refused): one frame a read.
+ */
 static int rx_plain(struct voff_port *port, struct voff_pool *pool,
-		    struct voff_batch *b)
+		    struct voff_batch *b, unsigned int *left)
 {
 	unsigned int got = 0;
 
-	while (voff_batch_space(b)) {
+	while (*left) {
 		struct voff_pkt *pkt;
 		uint8_t *d;
 		size_t cap;
@@ -379,6 +679,7 @@ static int rx_plain(struct voff_port *port, struct voff_pool *pool,
 			voff_pkt_free(pkt);
 			break;
 		}
+		(*left)--;
 		r = rx_one(port, pkt, n < 0 ? -errno : n, cap, b);
 		if (r < 0)
 			return got ? (int)got : r;
@@ -390,24 +691,25 @@ static int rx_plain(struct voff_port *port, struct voff_pool *pool,
 #ifdef VOFF_HAVE_URING
 /*
  * Rounds of URING_RX reads in one submission each, until a read finds the
- * device empty or the batch is full.  Return: frames appended, -ENOBUFS,
- * or -errno; 1 in @*broken when the ring itself failed (nothing was read
- * in that round: the caller goes on with read()).
+ * device empty or @*left frames were read.  Return: frames appended,
+ * -ENOBUFS, or -errno; 1 in @*broken when the ring itself failed (nothing
+ * was read in that round: the caller goes on with read()).
  */
 static int rx_ring(struct voff_port *port, struct voff_pool *pool,
-		   struct voff_batch *b, bool *broken)
+		   struct voff_batch *b, unsigned int *left, bool *broken)
 {
-	struct io_uring *ring = port->priv;
+	struct tap_uring *tu = port->priv;
+	struct io_uring *ring = &tu->tx;
 	unsigned int got = 0;
 	bool more = true;
 
-	while (more && voff_batch_space(b)) {
+	while (more && *left) {
 		struct voff_pkt *pkt[URING_RX];
 		size_t cap[URING_RX];
 		int res[URING_RX], err = 0;
 		unsigned int n = 0;
 
-		while (n < URING_RX && n < voff_batch_space(b)) {
+		while (n < URING_RX && n < *left) {
 			struct io_uring_sqe *sqe;
 			uint8_t *d;
 
@@ -441,6 +743,8 @@ static int rx_ring(struct voff_port *port, struct voff_pool *pool,
 
 			if (res[i] <= 0)
 				more = false;
+			else
+				(*left)--;
 			if (r < 0 && !err)
 				err = r;
 			got += r > 0 ? 1u : 0u;
@@ -450,15 +754,198 @@ static int rx_ring(struct voff_port *port, struct voff_pool *pool,
 	}
 	return (int)got;
 }
+
+/* Packets to keep posted, out of @pool. */
+static unsigned int mshot_target(const struct voff_pool *pool)
+{
+	unsigned int n = voff_pool_capacity(pool) / MSHOT_POOL_SHARE;
+
+	return n < MSHOT_BUFS ? n : MSHOT_BUFS;
+}
+
+/* Post fresh packets of @pool into the free buffer ids, up to the target. */
+static void mshot_refill(struct voff_port *port, struct tap_uring *tu,
+			 struct voff_pool *pool)
+{
+	uint32_t hs = port->info.vnet_hdr_len;
+	unsigned int want = mshot_target(pool);
+	int added = 0;
+
+	for (unsigned int bid = 0; bid < MSHOT_BUFS && tu->n_posted < want;
+	     bid++) {
+		struct voff_pkt *pkt;
+		uint8_t *d;
+
+		if (tu->posted[bid])
+			continue;
+		if (voff_pkt_alloc(pool, &pkt))
+			break;
+		/* The frame proper lands at the standard headroom. */
+		d = voff_pkt_push(pkt, hs);
+		io_uring_buf_ring_add(tu->br, d, hs + voff_pkt_tailroom(pkt),
+				      (unsigned short)bid,
+				      io_uring_buf_ring_mask(MSHOT_BUFS),
+				      added++);
+		tu->posted[bid] = pkt;
+		tu->n_posted++;
+	}
+	if (added)
+		io_uring_buf_ring_advance(tu->br, added);
+}
+
+/* Arm the multishot read; Return: 0 or the ring's negative errno. */
+static int mshot_arm(struct voff_port *port, struct tap_uring *tu)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&tu->rx);
+	int r;
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_rw(OP_READ_MULTISHOT, sqe, port->fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = MSHOT_BGID;
+	sqe->user_data = TAG_READ;
+	do
+		r = io_uring_submit(&tu->rx);
+	while (r == -EINTR);
+	if (r != 1)
+		return r < 0 ? r : -EIO;
+	tu->armed = true;
+	return 0;
+}
+
+/* Reads are queued as task work, not run yet (no interrupt was sent). */
+static bool mshot_pending(const struct tap_uring *tu)
+{
+	return IO_URING_READ_ONCE(*tu->rx.sq.kflags) & IORING_SQ_TASKRUN;
+}
+
+/*
+ * Take the completed reads into @b, @*left frames at most (appended or
+ * refused).  Return: frames appended; in @*err the error of a failed
+ * device; in @*refused the error the kernel refused the read with
+ * (-EINVAL, -EOPNOTSUPP: no multishot read on this device).
+ */
+static unsigned int mshot_reap(struct voff_port *port, struct tap_uring *tu,
+			       struct voff_batch *b, unsigned int *left,
+			       int *err, int *refused)
+{
+	uint32_t hs = port->info.vnet_hdr_len;
+	struct io_uring_cqe *cqe;
+	unsigned int got = 0;
+
+	/* Reads the device made ready but that have not run: run them. */
+	if (!io_uring_cq_ready(&tu->rx) && mshot_pending(tu))
+		io_uring_get_events(&tu->rx);
+	while (*left && !io_uring_peek_cqe(&tu->rx, &cqe)) {
+		unsigned int bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+		unsigned int flags = cqe->flags;
+		int res = cqe->res;
+
+		if (cqe->user_data != TAG_READ) {
+			io_uring_cqe_seen(&tu->rx, cqe);
+			continue;
+		}
+		io_uring_cqe_seen(&tu->rx, cqe);
+		if (!(flags & IORING_CQE_F_MORE))
+			tu->armed = false;
+		if ((flags & IORING_CQE_F_BUFFER) && bid < MSHOT_BUFS &&
+		    tu->posted[bid]) {
+			struct voff_pkt *pkt = tu->posted[bid];
+			size_t cap = hs + voff_pkt_tailroom(pkt);
+			int r;
+
+			tu->posted[bid] = NULL;
+			tu->n_posted--;
+			(*left)--;
+			r = rx_one(port, pkt, res, cap, b);
+			if (r < 0 && !*err)
+				*err = r;
+			got += r > 0 ? 1u : 0u;
+		} else if (res == -EINVAL || res == -EOPNOTSUPP) {
+			*refused = res;
+		} else if (res < 0 && res != -ENOBUFS && res != -EAGAIN &&
+			   res != -EINTR && res != -ECANCELED && !*err) {
+			*err = res;
+		}
+	}
+	return got;
+}
+
+/*
+ * Receive through the multishot read: reap, refill, and arm again when
+ * the read ended, until @*left frames were taken or the read waits for
+ * the device.  Return: frames appended, -ENOBUFS, or -errno; @*broken when
+ * the kernel refused the read (the caller falls back to RWF_NOWAIT reads).
+ */
+static int rx_mshot(struct voff_port *port, struct voff_pool *pool,
+		    struct voff_batch *b, unsigned int *left, bool *broken)
+{
+	struct tap_uring *tu = port->priv;
+	unsigned int got = 0;
+	int err = 0, refused = 0;
+
+	for (;;) {
+		got += mshot_reap(port, tu, b, left, &err, &refused);
+		if (refused) {
+			*broken = true;
+			return (int)got;
+		}
+		mshot_refill(port, tu, pool);
+		if (err || !*left ||
+		    (tu->armed && !mshot_pending(tu)))
+			break;
+		if (tu->armed)
+			continue;
+		if (!tu->n_posted)
+			return got ? (int)got : -ENOBUFS;
+		if (mshot_arm(port, tu)) {
+			*broken = true;
+			return (int)got;
+		}
+	}
+	return got ? (int)got : err;
+}
 #endif
 
+/* With a multishot read, the epoll set of the device and its ring. */
+static int tap_wait_fd(const struct voff_port *port)
+{
+#ifdef VOFF_HAVE_URING
+	const struct tap_uring *tu = port->priv;
+
+	if (tu && tu->epfd >= 0)
+		return tu->epfd;
+#endif
+	return port->fd;
+}
+
+/*
+ * At most as many frames are read as @b has room for, refused ones
+ * included: a device flooded with frames the validation refuses costs a
+ * call no more than one full of good frames.
+ */
 static int tap_rx(struct voff_port *port, struct voff_pool *pool,
 		  struct voff_batch *b)
 {
+	unsigned int left = voff_batch_space(b);
 #ifdef VOFF_HAVE_URING
-	if (port->priv) {
+	struct tap_uring *tu = port->priv;
+
+	/* A pool too small to post from reads with RWF_NOWAIT instead. */
+	if (tu && tu->br && (tu->armed || tu->n_posted || mshot_target(pool))) {
 		bool broken = false;
-		int n = rx_ring(port, pool, b, &broken);
+		int n = rx_mshot(port, pool, b, &left, &broken);
+
+		if (!broken)
+			return n;
+		mshot_off(port, tu);
+		if (n > 0)
+			return n;
+	}
+	if (tu) {
+		bool broken = false;
+		int n = rx_ring(port, pool, b, &left, &broken);
 
 		if (!broken)
 			return n;
@@ -467,7 +954,7 @@ static int tap_rx(struct voff_port *port, struct voff_pool *pool,
 			return n;
 	}
 #endif
-	return rx_plain(port, pool, b);
+	return rx_plain(port, pool, b, &left);
 }
 
 /*
@@ -505,7 +992,8 @@ static void tx_plain(struct voff_port *port, struct voff_pkt **pkts,
 static int tx_ring(struct voff_port *port, struct voff_pkt **pkts,
 		   unsigned int n, int *res)
 {
-	struct io_uring *ring = port->priv;
+	struct tap_uring *tu = port->priv;
+	struct io_uring *ring = &tu->tx;
 	int r[VOFF_BATCH_MAX];
 	int err;
 
@@ -561,6 +1049,8 @@ const struct voff_port_ops voff__port_tap_ops = {
 	.rx = tap_rx,
 	.tx = tap_tx,
 	.refresh = tap_refresh,
+	.wait_fd = tap_wait_fd,
+	.kernel_drops = tap_kernel_drops,
 };
 
 const struct voff_port_ops voff__port_tun_ops = {
@@ -570,4 +1060,6 @@ const struct voff_port_ops voff__port_tun_ops = {
 	.rx = tap_rx,
 	.tx = tap_tx,
 	.refresh = tap_refresh,
+	.wait_fd = tap_wait_fd,
+	.kernel_drops = tap_kernel_drops,
 };

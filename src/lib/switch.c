@@ -27,6 +27,16 @@
 /* Outputs of one segmentation: a 64 KiB packet cut at the smallest MSS. */
 #define SEGS_CAP 1024
 
+/*
+ * A read of at least POLICE_MIN refused frames, more than POLICE_RATIO of
+ * them for each one accepted, is "mostly malformed"; the port is then held
+ * for POLICE_FIRST_NS, twice that after another such read, up to its
+ * rx_backoff.
+ */
+#define POLICE_MIN 16
+#define POLICE_RATIO 3
+#define POLICE_FIRST_NS 100000ull
+
 /* Toggleable features of a switch port: the always-on set, GSO, GRO. */
 #define PORT_HW (VOFF_F_MACVLAN_ALWAYS_ON | VOFF_F_GSO | VOFF_F_GRO)
 
@@ -35,7 +45,7 @@ struct sw_port {
 	char name[64];
 	bool l3;
 	int fd;
-	bool busy;			/* fd-less port delivered last step */
+	bool busy;			/* step again without waiting */
 	bool failed;			/* receive failed: no longer polled */
 	bool down;			/* the device refuses frames: down */
 	char spec[VOFF_PORT_SPEC_MAX + 1]; /* what it was opened with */
@@ -53,6 +63,9 @@ struct sw_port {
 	struct voff_gro *gro;
 	uint64_t gro_timeout_ns;
 	unsigned int rx_budget;		/* frames a step reads at most */
+	uint64_t backoff_max_ns;	/* rx_backoff; 0: never held */
+	uint64_t hold_ns;		/* the hold now; 0: not held */
+	uint64_t hold_until;		/* not read before (when held) */
 	uint64_t gro_merged_base, gro_out_base;
 	struct voff_switch_stats st;
 	struct voff_batch tx;		/* checked, headers pushed (port.c) */
@@ -65,12 +78,14 @@ struct sw_port {
  * struct egress_parse - the parse of a frame on its way out, made once for
  * all its copies: a flooded frame's copies have the same bytes, and every
  * egress of one flood starts its frames alike (one L2 or L3 domain)
- * @p:		the parse
+ * @p:		the parse: the ingress validator's when it made one, or @own
  * @err:	NOT_PARSED, or voff_parse()'s result
+ * @own:	room for a parse made here
  */
 struct egress_parse {
-	struct voff_parsed p;
+	const struct voff_parsed *p;
 	int err;
+	struct voff_parsed own;
 };
 
 struct voff_switch {
@@ -82,6 +97,11 @@ struct voff_switch {
 	struct voff_pkt *segs[SEGS_CAP];
 	unsigned int egress[VOFF_SWITCH_MAX_PORTS];
 	struct egress_parse ep;		/* of the frame fan_out() sends */
+	/* The ingress validator's parses of a receive batch, by slot. */
+	struct voff_parsed rx_parsed[VOFF_BATCH_MAX];
+	uint64_t busy_poll_ns;		/* the configured window; 0: off */
+	uint64_t spin_ns;		/* the window now (adaptive) */
+	uint64_t last_rx_ns;		/* when a step last received */
 	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
 	void *event_ctx;
 };
@@ -314,10 +334,14 @@ int voff_switch_new(struct voff_switch **out,
 		return -EINVAL;
 	if (cfg)
 		c = *cfg;
+	if (c.busy_poll_ns > VOFF_SWITCH_BUSY_POLL_MAX)
+		return -EINVAL;
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
 		return -ENOMEM;
 	sw->propagate = !c.no_propagate;
+	sw->busy_poll_ns = c.busy_poll_ns;
+	sw->spin_ns = c.busy_poll_ns;
 	err = voff_pool_new(&sw->pool, c.pool_size ? c.pool_size : 1024,
 			    VOFF_PKT_SUPER_ROOM);
 	if (err)
@@ -374,6 +398,32 @@ int voff_switch_find(const struct voff_switch *sw, const char *name)
 	return -ENOENT;
 }
 
+/* Wait on @p's descriptor; Return: 0 or -1 with errno set. */
+static int watch(struct voff_switch *sw, struct sw_port *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.u32 = (uint32_t)(p - sw->p);
+	return epoll_ctl(sw->epfd, EPOLL_CTL_ADD, p->fd, &ev);
+}
+
+/*
+ * A port's descriptor may change after a receive (a TAP whose multishot
+ * read the kernel refused goes back to its device's): wait on the new one.
+ * The old one is closed already, which took it out of the epoll set.
+ */
+static void rewatch(struct voff_switch *sw, struct sw_port *p)
+{
+	int fd = voff_port_fd(p->port);
+
+	if (fd == p->fd)
+		return;
+	epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+	p->fd = fd;
+	if (fd >= 0 && watch(sw, p))
+		p->failed = true;
+}
+
 int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 		     const char *name, const char *spec, unsigned int *id)
 {
@@ -397,14 +447,11 @@ int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 		return -ENOSPC;
 	memset(p, 0, sizeof(*p));
 	p->fd = voff_port_fd(port);
-	if (p->fd >= 0) {
-		struct epoll_event ev = { .events = EPOLLIN };
-
-		ev.data.u32 = (uint32_t)(p - sw->p);
-		if (epoll_ctl(sw->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0)
-			return -errno;
-	}
+	if (p->fd >= 0 && watch(sw, p))
+		return -errno;
 	p->port = port;
+	/* Nothing here reads the offsets of a frame without offloads. */
+	voff__port_rx_offsets(port, false);
 	memcpy(p->name, name, strlen(name) + 1);
 	p->l3 = info.l3;
 	voff_port_egress(port, &p->egress, &p->egress_lim);
@@ -416,6 +463,7 @@ int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 	p->lim0 = p->lim;
 	update_lim(p);
 	p->rx_budget = VOFF_BATCH_MAX;
+	p->backoff_max_ns = VOFF_SWITCH_RX_BACKOFF_NS;
 	p->busy = p->fd < 0;
 	if (spec && strlen(spec) < sizeof(p->spec))
 		memcpy(p->spec, spec, strlen(spec) + 1);
@@ -485,6 +533,7 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->gro = p->gro != NULL;
 	out->gro_flush_timeout_ns = p->gro_timeout_ns;
 	out->rx_budget = p->rx_budget;
+	out->rx_backoff_ns = p->backoff_max_ns;
 	out->failed = p->failed;
 	out->down = p->down;
 	memcpy(out->spec, p->spec, sizeof(out->spec));
@@ -603,16 +652,19 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 	struct egress_parse *ep = &sw->ep;
 	struct voff_xmit_result r;
 	struct voff_xmit_info info;
-	const struct voff_parsed *parsed = &ep->p;
+	const struct voff_parsed *parsed;
 	enum voff_parse_start start = p->l3 ? VOFF_PARSE_IP : VOFF_PARSE_ETH;
 
 	if (!voff_pkt_is_gso(pkt) && pkt->csum != VOFF_CSUM_PARTIAL) {
 		enqueue(p, pkt, NULL);
 		return;
 	}
-	if (ep->err == NOT_PARSED)
+	if (ep->err == NOT_PARSED) {
 		ep->err = voff_parse(voff_pkt_data(pkt), pkt->len, start,
-				     &ep->p);
+				     &ep->own);
+		ep->p = &ep->own;
+	}
+	parsed = ep->p;
 	if (ep->err != 0 ||
 	    voff_xmit_info_from_parsed(pkt, parsed, &info) != 0) {
 		drop(p, pkt, VOFF_SWITCH_DROP_XMIT);
@@ -653,11 +705,16 @@ static void output(struct voff_switch *sw, struct sw_port *p,
 	}
 }
 
-/* Send @pkt to the @n ports of sw->egress: copies for all but the last. */
+/*
+ * Send @pkt to the @n ports of sw->egress: copies for all but the last.
+ * @parsed: the ingress validator's parse of @pkt, or NULL.
+ */
 static void fan_out(struct voff_switch *sw, struct sw_port *in,
-		    struct voff_pkt *pkt, unsigned int n)
+		    struct voff_pkt *pkt, unsigned int n,
+		    const struct voff_parsed *parsed)
 {
-	sw->ep.err = NOT_PARSED;
+	sw->ep.err = parsed ? 0 : NOT_PARSED;
+	sw->ep.p = parsed;
 	if (!n) {
 		drop(in, pkt, VOFF_SWITCH_DROP_NO_EGRESS);
 		return;
@@ -696,16 +753,20 @@ static uint16_t frame_vlan(const struct voff_pkt *pkt, const uint8_t *d)
 	return (uint16_t)((d[14] & 0x0F) << 8 | d[15]);
 }
 
-/* Ownership: consumes @pkt. */
+/*
+ * @parsed: the ingress validator's parse of @pkt, or NULL.
+ * Ownership: consumes @pkt.
+ */
 static void forward(struct voff_switch *sw, unsigned int in_id,
-		    struct voff_pkt *pkt, uint64_t now)
+		    struct voff_pkt *pkt, uint64_t now,
+		    const struct voff_parsed *parsed)
 {
 	struct sw_port *in = &sw->p[in_id];
 	const uint8_t *d = voff_pkt_data(pkt);
 	int dst;
 
 	if (in->l3) {
-		fan_out(sw, in, pkt, flood_set(sw, in_id));
+		fan_out(sw, in, pkt, flood_set(sw, in_id), parsed);
 		return;
 	}
 	if (pkt->len < 14) {
@@ -724,11 +785,11 @@ static void forward(struct voff_switch *sw, unsigned int in_id,
 			return;
 		}
 		sw->egress[0] = (unsigned int)dst;
-		fan_out(sw, in, pkt, 1);
+		fan_out(sw, in, pkt, 1, parsed);
 		return;
 	}
 	in->st.flooded++;
-	fan_out(sw, in, pkt, flood_set(sw, in_id));
+	fan_out(sw, in, pkt, flood_set(sw, in_id), parsed);
 }
 
 static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
@@ -736,24 +797,35 @@ static void drain_gro(struct voff_switch *sw, unsigned int id, uint64_t now)
 	struct voff_pkt *pkt;
 
 	while ((pkt = voff_gro_pop(sw->p[id].gro)))
-		forward(sw, id, pkt, now);
+		forward(sw, id, pkt, now, NULL);
+}
+
+/* The validator's parse of the frame at slot @i of a batch, or NULL. */
+static const struct voff_parsed *rx_parse(const struct voff_switch *sw,
+					  uint64_t ok, unsigned int i)
+{
+	return (ok >> i) & 1 ? &sw->rx_parsed[i] : NULL;
 }
 
 /*
- * The @n frames @pkts of one receive batch of port @id: through its GRO
- * engine a burst at a time (voff_gro_receive_burst() stops after a frame
- * it hands back, which goes after what the engine flushed before it:
- * earlier segments of its flow).
+ * The @n frames @pkts of one receive batch of port @id, from batch slot
+ * @first on (@ok: the slots whose parse the validator left): through its
+ * GRO engine a burst at a time (voff_gro_receive_burst() stops after a
+ * frame it hands back, which goes after what the engine flushed before it:
+ * earlier segments of its flow).  A frame forwarded as it came takes its
+ * parse along; what GRO merged or held is parsed again if need be.
  */
 static void ingress(struct voff_switch *sw, unsigned int id,
-		    struct voff_pkt **pkts, unsigned int n, uint64_t now)
+		    struct voff_pkt **pkts, unsigned int n, uint64_t now,
+		    unsigned int first, uint64_t ok)
 {
 	struct sw_port *p = &sw->p[id];
 	unsigned int k = 0;
 
 	if (!p->gro) {
 		for (k = 0; k < n; k++)
-			forward(sw, id, pkts[k], now);
+			forward(sw, id, pkts[k], now,
+				rx_parse(sw, ok, first + k));
 		return;
 	}
 	while (k < n) {
@@ -767,8 +839,11 @@ static void ingress(struct voff_switch *sw, unsigned int id,
 		}
 		k += (unsigned int)r;
 		drain_gro(sw, id, now);
-		if (k < n)
-			forward(sw, id, pkts[k++], now);
+		if (k < n) {
+			forward(sw, id, pkts[k], now,
+				rx_parse(sw, ok, first + k));
+			k++;
+		}
 	}
 }
 
@@ -792,48 +867,149 @@ static void egress_refresh(struct voff_switch *sw, struct sw_port *p)
 	propagate(sw);
 }
 
+/*
+ * Stop or start waiting on a held port's descriptor: a level-triggered
+ * epoll would report a port whose frames are left unread at every wait.
+ */
+static void hold_fd(struct voff_switch *sw, struct sw_port *p, bool held)
+{
+	struct epoll_event ev = { .events = held ? 0 : EPOLLIN };
+
+	ev.data.u32 = (uint32_t)(p - sw->p);
+	if (p->fd >= 0)
+		epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev);
+}
+
+/*
+ * Police a port by what its last read held: @good frames taken, @bad
+ * refused by its receive validation.  Mostly malformed: hold it, longer
+ * each time, so that the kernel drops what floods it at its own queue
+ * (counted in rx_kernel_dropped) instead of the switch reading and
+ * refusing it frame by frame; a read that is not lets it go at once.
+ */
+static void police(struct voff_switch *sw, struct sw_port *p,
+		   uint64_t good, uint64_t bad, uint64_t now)
+{
+	if (!p->backoff_max_ns || bad < POLICE_MIN ||
+	    bad <= POLICE_RATIO * good) {
+		p->hold_ns = 0;
+		return;
+	}
+	p->hold_ns = p->hold_ns ? p->hold_ns * 2 : POLICE_FIRST_NS;
+	if (p->hold_ns > p->backoff_max_ns)
+		p->hold_ns = p->backoff_max_ns;
+	p->hold_until = now + p->hold_ns;
+	p->st.rx_held++;
+	hold_fd(sw, p, true);
+}
+
+/*
+ * Read one batch of port @id (at most its rx_budget frames) and forward
+ * it.  Return: frames received, or a negative errno.
+ */
+static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
+{
+	struct sw_port *p = &sw->p[id];
+	uint64_t bad = p->port->stats.rx_dropped, ok;
+	struct voff_batch rx;
+	unsigned int first;
+	int n;
+
+	/*
+	 * voff_port_rx() reads into the batch's free room: starting the
+	 * batch rx_budget slots short of full bounds the read.
+	 */
+	voff_batch_init(&rx);
+	first = VOFF_BATCH_MAX - p->rx_budget;
+	rx.n = first;
+	voff__port_rx_keep_parses(p->port, sw->rx_parsed);
+	n = voff_port_rx(p->port, sw->pool, &rx);
+	ok = p->port->rx_parsed_ok;
+	voff__port_rx_keep_parses(p->port, NULL);
+	if (p->port->gen != p->egress_gen)
+		egress_refresh(sw, p);
+	if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
+		/*
+		 * The device went away: stop waiting on it, or a hung-up
+		 * descriptor would spin the loop.
+		 */
+		p->failed = true;
+		if (p->fd >= 0)
+			epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+		port_event(sw, id, VOFF_SWITCH_EV_PORT_FAILED, n);
+	} else if (p->fd >= 0) {
+		rewatch(sw, p);
+	}
+	ingress(sw, id, rx.pkts + first, rx.n - first, now, first, ok);
+	police(sw, p, rx.n - first, p->port->stats.rx_dropped - bad, now);
+	/*
+	 * A port that filled its budget likely has more ready: step again
+	 * at once rather than ask epoll (a system call).
+	 */
+	p->busy = !p->hold_ns && n > 0 &&
+		  (p->fd < 0 || rx.n == VOFF_BATCH_MAX);
+	return n;
+}
+
 static int step(struct voff_switch *sw)
 {
 	uint64_t now = now_ns();
-	struct voff_batch rx;
 	int total = 0;
 
 	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
 		struct sw_port *p = &sw->p[i];
-		unsigned int first;
-		int n;
 
 		if (!p->port || p->failed)
 			continue;
-		/*
-		 * voff_port_rx() reads into the batch's free room: starting
-		 * the batch rx_budget slots short of full bounds the read.
-		 */
-		voff_batch_init(&rx);
-		first = VOFF_BATCH_MAX - p->rx_budget;
-		rx.n = first;
-		n = voff_port_rx(p->port, sw->pool, &rx);
-		if (p->port->gen != p->egress_gen)
-			egress_refresh(sw, p);
-		if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
-			/*
-			 * The device went away: stop waiting on it, or a
-			 * hung-up descriptor would spin the loop.
-			 */
-			p->failed = true;
-			if (p->fd >= 0)
-				epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
-			port_event(sw, i, VOFF_SWITCH_EV_PORT_FAILED, n);
+		if (p->hold_ns && now >= p->hold_until)
+			hold_fd(sw, p, false);
+		if (!p->hold_ns || now >= p->hold_until) {
+			int n = read_port(sw, i, now);
+
+			if (n > 0)
+				total += n;
 		}
-		ingress(sw, i, rx.pkts + first, rx.n - first, now);
 		if (p->gro && voff_gro_flush(p->gro, now))
 			drain_gro(sw, i, now);
-		p->busy = p->fd < 0 && n > 0;
-		if (n > 0)
-			total += n;
 	}
 	flush_all_tx(sw);
+	if (total)
+		sw->last_rx_ns = now;
 	return total;
+}
+
+/* Busy-polling, and the last frame came within the window. */
+static bool spinning(const struct voff_switch *sw, uint64_t now)
+{
+	return sw->busy_poll_ns && sw->last_rx_ns &&
+	       now - sw->last_rx_ns < sw->spin_ns;
+}
+
+/*
+ * Steps without sleeping until one receives or the window closes.  A frame
+ * caught doubles the next window (up to the configured one), a window that
+ * closes empty halves it (down to a sixteenth): traffic that pauses longer
+ * than the window, which spinning cannot catch, soon costs little.
+ */
+static int spin(struct voff_switch *sw)
+{
+	for (;;) {
+		int n = step(sw);
+
+		if (n > 0) {
+			sw->spin_ns = sw->spin_ns * 2 > sw->busy_poll_ns ?
+					      sw->busy_poll_ns :
+					      sw->spin_ns * 2;
+			return n;
+		}
+		if (!spinning(sw, now_ns())) {
+			uint64_t floor = sw->busy_poll_ns / 16 + 1;
+
+			sw->spin_ns = sw->spin_ns / 2 < floor ? floor
+							      : sw->spin_ns / 2;
+			return 0;
+		}
+	}
 }
 
 /* The longest sleep voff_switch_timeout_ns() reports while flows are held. */
@@ -841,8 +1017,10 @@ static int step(struct voff_switch *sw)
 
 int64_t voff_switch_timeout_ns(const struct voff_switch *sw)
 {
-	uint64_t first = UINT64_MAX, t, now;
+	uint64_t first = UINT64_MAX, t, now = now_ns();
 
+	if (spinning(sw, now))
+		return 0;
 	for (unsigned int i = 0; i < VOFF_SWITCH_MAX_PORTS; i++) {
 		const struct sw_port *p = &sw->p[i];
 
@@ -852,10 +1030,11 @@ int64_t voff_switch_timeout_ns(const struct voff_switch *sw)
 			return 0;
 		if (p->gro && voff_gro_next_deadline(p->gro, &t) && t < first)
 			first = t;
+		if (p->hold_ns && !p->failed && p->hold_until < first)
+			first = p->hold_until;
 	}
 	if (first == UINT64_MAX)
 		return -1;
-	now = now_ns();
 	if (first <= now)
 		return 0;
 	t = first - now;
@@ -877,9 +1056,12 @@ int voff_switch_fd(const struct voff_switch *sw)
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms)
 {
 	struct epoll_event ev[VOFF_SWITCH_MAX_PORTS];
-	int64_t t = voff_switch_timeout_ns(sw);
+	int64_t t;
 	struct timespec ts;
 
+	if (spinning(sw, now_ns()))
+		return spin(sw);
+	t = voff_switch_timeout_ns(sw);
 	/*
 	 * A GRO deadline is kept to the nanosecond (epoll_pwait2()): rounded
 	 * up to a millisecond, a 20 us gro_flush_timeout would hold the tail
@@ -1066,6 +1248,21 @@ int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
 	if (!p)
 		return -ENOENT;
 	p->rx_budget = frames;
+	return 0;
+}
+
+int voff__switch_set_rx_backoff(struct voff_switch *sw, unsigned int id,
+				uint64_t ns)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	p->backoff_max_ns = ns;
+	if (p->hold_ns && p->hold_ns > ns) {
+		/* Read it at the next step: a shorter hold, or none. */
+		p->hold_until = 0;
+	}
 	return 0;
 }
 

@@ -101,6 +101,13 @@ uint64_t voff__switch_setting_def(const struct voff_switch *sw,
 int voff__switch_set_gro_timeout(struct voff_switch *sw, unsigned int id,
 				 uint64_t ns);
 
+/*
+ * The longest hold of port @id while its reads are mostly malformed (0:
+ * never held); Return: 0 or -ENOENT.
+ */
+int voff__switch_set_rx_backoff(struct voff_switch *sw, unsigned int id,
+				uint64_t ns);
+
 /* The most frames one step reads from port @id; Return: 0 or -ENOENT. */
 int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
 			       unsigned int frames);

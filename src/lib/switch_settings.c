@@ -105,6 +105,20 @@ static int set_rx_budget(const struct setting *s, struct voff_switch *sw,
 	return voff__switch_set_rx_budget(sw, id, (unsigned int)v);
 }
 
+static int set_rx_backoff(const struct setting *s, struct voff_switch *sw,
+			  unsigned int id, uint64_t v)
+{
+	(void)s;
+	return voff__switch_set_rx_backoff(sw, id, v * 1000);
+}
+
+static uint64_t get_rx_backoff(const struct setting *s,
+			       const struct voff_switch_port_info *pi)
+{
+	(void)s;
+	return pi->rx_backoff_ns / 1000;
+}
+
 static uint64_t get_rx_budget(const struct setting *s,
 			      const struct voff_switch_port_info *pi)
 {
@@ -119,6 +133,23 @@ static void open_napi(struct voff_port_cfg *cfg, uint64_t v)
 		cfg->flags |= VOFF_PORT_F_NAPI;
 	else
 		cfg->flags &= ~VOFF_PORT_F_NAPI;
+}
+
+/* The ring is set up at open, before the socket is bound. */
+static void open_rx_ring(struct voff_port_cfg *cfg, uint64_t v)
+{
+	if (v)
+		cfg->flags &= ~VOFF_PORT_F_NO_RING;
+	else
+		cfg->flags |= VOFF_PORT_F_NO_RING;
+}
+
+/* As asked (a 12-byte header has no ring: info.mmap_ring tells). */
+static uint64_t get_rx_ring(const struct setting *s,
+			    const struct voff_switch_port_info *pi)
+{
+	(void)s;
+	return !(pi->info.flags & VOFF_PORT_F_NO_RING);
 }
 
 static uint64_t get_napi(const struct setting *s,
@@ -159,10 +190,18 @@ static const struct setting table[] = {
 	    "the device takes the switch's writes in NAPI (IFF_NAPI)", 0,
 	    KIND(VOFF_PORT_TAP) | KIND(VOFF_PORT_TUN) },
 	  0, NULL, get_napi, open_napi },
+	{ { "rx_ring", BOOL, 0, 1, 1, "",
+	    "receive through a TPACKET ring shared with the kernel (off: "
+	    "recvmmsg())", 0, KIND(VOFF_PORT_PACKET) },
+	  0, NULL, get_rx_ring, open_rx_ring },
 	{ { "rx_budget", NUMBER, 1, VOFF_BATCH_MAX, VOFF_BATCH_MAX, "frames",
 	    "most frames read from the port in one step", RUNTIME,
 	    ALL_KINDS },
 	  0, set_rx_budget, get_rx_budget, NULL },
+	{ { "rx_backoff", NUMBER, 0, 1000000, VOFF_SWITCH_RX_BACKOFF_NS / 1000,
+	    "us", "longest the port is left unread while what it receives is "
+	    "mostly malformed (0: never)", RUNTIME, ALL_KINDS },
+	  0, set_rx_backoff, get_rx_backoff, NULL },
 };
 
 #define COUNT (sizeof(table) / sizeof(table[0]))

@@ -203,8 +203,9 @@ struct verdict {
  * @data:	first byte (the Ethernet or IP header, as the channel says)
  * @len:	bytes
  * @start:	where voff_parse() starts: the channel's mode
- * @p:		the parse once made (the caller's or @own), else NULL
+ * @p:		the parse once made (the caller's or @store's), else NULL
  * @err:	NOT_PARSED, or voff_parse()'s result
+ * @store:	where a parse made here goes: @own, or the caller's room
  * @own:	room for a parse made here
  */
 struct frame {
@@ -213,6 +214,7 @@ struct frame {
 	enum voff_parse_start start;
 	const struct voff_parsed *p;
 	int err;
+	struct voff_parsed *store;
 	struct voff_parsed own;
 };
 
@@ -226,15 +228,16 @@ static void frame_init(struct frame *f, const struct voff_vnet_cfg *cfg,
 	f->start = cfg->mode == VOFF_VNET_L2 ? VOFF_PARSE_ETH : VOFF_PARSE_IP;
 	f->p = given;
 	f->err = given ? 0 : NOT_PARSED;
+	f->store = &f->own;
 }
 
 /* The parse, made on first use.  Return: 0 (@f->p set) or its error. */
 static int frame_parse(struct frame *f)
 {
 	if (f->err == NOT_PARSED) {
-		f->err = voff_parse(f->data, f->len, f->start, &f->own);
+		f->err = voff_parse(f->data, f->len, f->start, f->store);
 		if (!f->err)
-			f->p = &f->own;
+			f->p = f->store;
 	}
 	return f->err;
 }
@@ -635,12 +638,15 @@ static int check(const struct voff_vnet_cfg *cfg, const struct voff_vnet_hdr *h,
 /*
  * Set @pkt from @v, and its header offsets from the frame's parse (made
  * here when check() did not need it: decode promises the offsets of every
- * frame that parses).
+ * frame that parses, unless @cfg->plain_unparsed).
  */
-static void apply(const struct verdict *v, struct frame *f,
-		  struct voff_pkt *pkt)
+static void apply(const struct voff_vnet_cfg *cfg, const struct verdict *v,
+		  struct frame *f, struct voff_pkt *pkt)
 {
-	voff_pkt_set_offsets(pkt, frame_parse(f) ? NULL : f->p);
+	if (cfg->plain_unparsed && f->err == NOT_PARSED)
+		voff_pkt_set_offsets(pkt, NULL);
+	else
+		voff_pkt_set_offsets(pkt, frame_parse(f) ? NULL : f->p);
 	pkt->csum = v->csum;
 	pkt->csum_start = v->csum_start;
 	pkt->csum_offset = v->csum_offset;
@@ -667,11 +673,12 @@ int voff_vnet_decode(const struct voff_vnet_cfg *cfg, const void *hdr,
 	err = check(cfg, &h, &f, &v);
 	if (err)
 		return err;
-	apply(&v, &f, pkt);
+	apply(cfg, &v, &f, pkt);
 	return 0;
 }
 
-int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
+int voff_vnet_pkt_pull_parsed(const struct voff_vnet_cfg *cfg,
+			      struct voff_pkt *pkt, struct voff_parsed *p)
 {
 	struct voff_vnet_hdr h;
 	struct verdict v;
@@ -683,12 +690,21 @@ int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
 		return err;
 	frame_init(&f, cfg, voff_pkt_data(pkt) + cfg->hdr_size,
 		   pkt->len - cfg->hdr_size, NULL);
+	if (p)
+		f.store = p;
 	err = check(cfg, &h, &f, &v);
 	if (err)
 		return err;
 	voff_pkt_pull(pkt, cfg->hdr_size);
-	apply(&v, &f, pkt);
-	return 0;
+	apply(cfg, &v, &f, pkt);
+	return p && f.p == p;
+}
+
+int voff_vnet_pkt_pull(const struct voff_vnet_cfg *cfg, struct voff_pkt *pkt)
+{
+	int rc = voff_vnet_pkt_pull_parsed(cfg, pkt, NULL);
+
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- encode -------------------------------------------------------------- */

@@ -27,7 +27,9 @@
  *  - entering a named namespace for a @NETNS port, and coming back:
  *    setns(CLONE_NEWNET) twice, CAP_SYS_ADMIN.  The library enters the
  *    namespace for everything it asks the kernel about such a port
- *    (opening it, reading or setting its limits and features);
+ *    (opening it, reading or setting its limits and features), but for
+ *    a TAP/TUN port's drop count (rx_kernel_dropped), read through a
+ *    netlink socket the port made in its namespace when it opened;
  *  - forwarding (read, write, recvmmsg, sendmmsg on descriptors already
  *    open), TUNSETOFFLOAD on the switch's own TAPs, reading limits and
  *    features of devices in the switch's own namespace, and the control

@@ -54,6 +54,10 @@ static const struct {
 	{ "gro_merged", "Frames merged by this ingress's GRO." },
 	{ "gro_out", "Super-packets this ingress's GRO delivered." },
 	{ "flooded", "Frames from this ingress flooded to every other port." },
+	{ "rx_held", "Times the port was left unread, its frames mostly "
+		     "malformed." },
+	{ "rx_kernel_dropped", "Frames the kernel dropped before the port "
+			       "read them (its queue to the switch full)." },
 	{ "requests", "Control requests run." },
 	{ "failed", "Control requests answered with an error." },
 	{ "refused", "Control requests refused by the server's policy." },

@@ -590,6 +590,7 @@ static void usage(FILE *f)
 	      "                   [--log-level LEVEL] [--syslog]\n"
 	      "                   [--drop-alarm PERCENT] [--drop-window "
 	      "SECONDS]\n"
+	      "                   [--busy-poll USEC]\n"
 	      "       voff switch --check [--port SPEC ...] [--config FILE]"
 	      "\n\n", f);
 	usage_spec(f);
@@ -618,7 +619,14 @@ static void usage(FILE *f)
 		"--drop-window SECONDS\n"
 		"                the window of --drop-alarm (default 10)\n"
 		"--check         check the ports and the file, open nothing, "
-		"exit\n",
+		"exit\n"
+		"--busy-poll USEC\n"
+		"                keep polling the ports up to USEC microseconds "
+		"after\n"
+		"                the last frame before sleeping (0..10000, "
+		"default 0:\n"
+		"                sleep at once; spinning costs a CPU, it saves "
+		"wake-ups)\n",
 		VOFF_CTL_DEFAULT);
 }
 
@@ -629,7 +637,7 @@ static void usage(FILE *f)
  * @config:	--config FILE
  * @ctl:	--ctl PATH
  * @pidfile:	--pidfile FILE
- * @cfg:	switch parameters (--no-propagate)
+ * @cfg:	switch parameters (--no-propagate, --busy-poll)
  * @level:	--log-level
  * @alarm_pct:	--drop-alarm
  * @window:	--drop-window
@@ -654,6 +662,7 @@ struct opts {
 static int one(void *ctx, int c)
 {
 	struct opts *o = ctx;
+	uint64_t us;
 	int lvl;
 
 	switch (c) {
@@ -708,6 +717,12 @@ static int one(void *ctx, int c)
 	case 'k':
 		o->check = true;
 		return 0;
+	case 'B':
+		if (num_opt("voff switch", "--busy-poll", optarg, 0,
+			    VOFF_SWITCH_BUSY_POLL_MAX / 1000, &us))
+			return -1;
+		o->cfg.busy_poll_ns = us * 1000;
+		return 0;
 	default:
 		return -1;
 	}
@@ -724,6 +739,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "daemon", no_argument, NULL, 'd' },
 		{ "drop-caps", no_argument, NULL, 'D' },
 		{ "seccomp", no_argument, NULL, 'S' },
+		{ "busy-poll", required_argument, NULL, 'B' },
 		{ "pidfile", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "syslog", no_argument, NULL, 'y' },

@@ -90,7 +90,8 @@ expect "switch --port tap:t0,gro=o" on off
 expect "switch --port tap:t0,gso_max_s" t0,gso_max_size= t0,gso_max_segs=
 expect "switch --port tap:t0,gro=on,n" on,napi=
 has "switch --" --port --ctl --no-propagate --daemon --drop-caps --seccomp \
-	--config --pidfile --log-level --syslog --drop-alarm --drop-window
+	--config --pidfile --log-level --syslog --drop-alarm --drop-window \
+	--busy-poll
 expect "switch --log-level " error warning notice info debug
 expect "switch --log-level=w" warning
 expect "ctl " fdb features help limits monitor ports reload remotes save server stats
@@ -99,7 +100,7 @@ expect "ctl stats t0 --pro" --prometheus
 expect "ctl -j ports " add del
 expect "ctl ports add tu" tun:
 expect "ctl -j limits t0 " gso_max_size gso_max_segs gro_max_size \
-	gro_flush_timeout gro rx_budget
+	gro_flush_timeout gro rx_budget rx_backoff
 expect "ctl limits t0 gro_max_size 1 gso_max_se" gso_max_segs
 expect "ctl limits t0 gro_max_size "
 expect "ctl features t0 tx-tcp-e" tx-tcp-ecn-segmentation

@@ -13,8 +13,9 @@
 #
 # Checks: iperf3 completes with a sane rate, the switch stays alive and
 # marks the dead ports failed (not polled, still removable), `ports del`
-# releases them, the switch holds the same descriptors as before and its
-# RSS grew by less than 8 MiB.  Needs root, iperf3, python3; skips (77).
+# releases them, the switch holds the same descriptors as before, its
+# RSS grew by less than 16 MiB and not again over a second round of port
+# churn and traffic.  Needs root, iperf3, python3; skips (77).
 set -u
 tag=ft
 # shellcheck source=tests/integ/lib_ns.sh
@@ -88,8 +89,24 @@ echo "# after: $fd1 descriptors, VmRSS $rss1 KiB"
 # vc and vd are gone: back to what the switch held with va and vb only.
 if [ "$fd1" -eq "$fd_two" ]; then ok "no descriptor leaked"
 else bad "descriptors $fd0 -> $fd1 (want $fd_two, as with va and vb only)"; fi
-if [ "$rss1" -lt $((rss0 + 8192)) ]; then ok "RSS bounded (+$((rss1 - rss0)) KiB)"
+# Pool buffers are touched lazily: those a TAP port posted for its
+# multishot read (a sixteenth of the pool) are new to the data path when
+# the port goes, so the first round may grow by up to two ports' worth
+# (8 MiB each); a leak grows again in a second round of the same faults
+# (under ASan by up to about 1 MiB without one: its quarantine of freed
+# memory fills with the ports' structures).
+if [ "$rss1" -lt $((rss0 + 16384)) ]; then ok "RSS bounded (+$((rss1 - rss0)) KiB)"
 else bad "RSS grew $rss0 -> $rss1 KiB"; fi
+for i in $(seq 20); do
+	vctl ports add "tap:vy$i@$C" >/dev/null && vctl ports del "vy$i" >/dev/null
+done
+iperf_run "$A" "$B" 10.81.0.2 1 "$LIB_TMP/again.json" >/dev/null ||
+	bad "traffic after a second round of churn"
+rss2=$(sw_rss_kb)
+echo "# after a second round: VmRSS $rss2 KiB"
+if [ "$rss2" -lt $((rss1 + 2048)) ]; then
+	ok "a second round of churn holds RSS (+$((rss2 - rss1)) KiB)"
+else bad "RSS grew again $rss1 -> $rss2 KiB: a leak"; fi
 vctl -j stats >"$LIB_TMP/stats.json"
 if sw_stop; then ok "switch stopped cleanly"; else bad "switch exit status"; fi
 [ "$fails" -eq 0 ]

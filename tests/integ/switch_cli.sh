@@ -36,6 +36,10 @@ case "$(cat "$tmp/err")" in
 	else bad "unknown option: status $rc"; fi ;;
 *) bad "unknown option: $(cat "$tmp/err")" ;;
 esac
+expect 2 "voff switch: --busy-poll: 10001 out of range (0..10000)" \
+	"$voff" switch --ctl "$ctl" --busy-poll 10001 --port tap:x1
+expect 2 "voff switch: --busy-poll: '5us' is not a number" \
+	"$voff" switch --ctl "$ctl" --busy-poll 5us --port tap:x1
 expect 2 "voff switch: --port tap:an-interface-name: interface name too long (max 15 bytes)" \
 	"$voff" switch --ctl "$ctl" --port tap:an-interface-name
 # A bad spec after a good one: nothing was opened or created.

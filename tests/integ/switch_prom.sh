@@ -66,12 +66,14 @@ for line in text.splitlines():
 # Counters as -j stats has them (the parser drops _total from names).
 for port in (a, b):
     for k in ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes",
-              "flooded", "gso_segs"):
+              "flooded", "gso_segs", "rx_held", "rx_kernel_dropped"):
         assert val("voff_port_" + k, port=port) == stats[port][k], (port, k)
     for r in ("no_egress", "runt", "no_buffer"):
         assert val("voff_switch_drops", port=port, reason=r) == \
             stats[port]["drop_" + r], (port, r)
 assert val("voff_port_rx_packets", port=a) > 0
+assert fams["voff_port_rx_kernel_dropped"].documentation.startswith(
+    "Frames the kernel dropped"), fams["voff_port_rx_kernel_dropped"]
 # b's sends all drop, under their reason; the sum is tx_dropped.
 tx = [s for s in fams["voff_port_drops"].samples
       if s.labels["port"] == b and s.labels["direction"] == "tx"]

@@ -14,6 +14,7 @@
  * AF_PACKET ports passes a TCP transfer's super-frames whole.  As an
  * egress, a port takes its device's TSO_MANGLEID and gso limits.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -43,16 +44,21 @@ static void veth_setup(void)
 }
 
 static unsigned int hdr_len;	/* 0: the default */
+static unsigned int no_ring;	/* VOFF_PORT_F_NO_RING: recvmmsg() */
 
 static struct voff_port *open_packet(const char *ns, const char *dev,
 				     unsigned int flags)
 {
 	struct voff_port_cfg cfg = { .kind = VOFF_PORT_PACKET, .name = dev,
-				     .netns = ns, .flags = flags,
+				     .netns = ns, .flags = flags | no_ring,
 				     .vnet_hdr_len = hdr_len };
+	struct voff_port_info in;
 	struct voff_port *p;
 
 	CHECK_OK(voff_port_open(&p, &cfg));
+	/* The ring is there unless refused: a 12-byte header has none. */
+	voff_port_info(p, &in);
+	CHECK_EQ(in.mmap_ring, !no_ring && in.vnet_hdr_len != 12);
 	return p;
 }
 
@@ -311,6 +317,241 @@ static void t_vlan_tag_put_back(void)
 	voff_pool_free(pool);
 }
 
+/* The same over recvmmsg(), without the receive ring. */
+static void t_forwarder_passes_super_frames_no_ring(void)
+{
+	no_ring = VOFF_PORT_F_NO_RING;
+	t_forwarder_passes_super_frames();
+}
+
+static void t_vlan_tag_put_back_no_ring(void)
+{
+	no_ring = VOFF_PORT_F_NO_RING;
+	t_vlan_tag_put_back();
+}
+
+/*
+ * More frames than the receive ring has slots, sent before the port reads:
+ * every frame the device received is accounted for, taken or dropped by
+ * the port or dropped by the kernel (rx_kernel_dropped), and the ring's
+ * frames come out in the order they were sent.  The same over recvmmsg(),
+ * whose socket queue holds them all.
+ */
+static void t_burst_accounted(void)
+{
+	struct voff_link_stats ls0, ls;
+	struct voff_port_stats st;
+	struct voff_pool *pool;
+	struct voff_port *pb;
+	uint64_t udp = 0, next = 0;
+	bool ordered = true;
+
+	for (int pass = 0; pass < 2; pass++) {
+		no_ring = pass ? VOFF_PORT_F_NO_RING : 0;
+		if (!pass) {
+			veth_setup();
+			/* No IPv6 chatter: only the burst crosses. */
+			sh("ip netns exec %s sysctl -qw "
+			   "net.ipv6.conf.va.disable_ipv6=1", ns_a);
+		}
+		CHECK_OK(voff_netlink_get_stats(ns_b, "vb", &ls0));
+		pb = open_packet(ns_b, "vb", 0);
+		CHECK_OK(voff_pool_new(&pool, 256, VOFF_PKT_SUPER_ROOM));
+		sh("ip -n %s neigh replace 10.7.0.9 lladdr 02:00:00:00:00:09 "
+		   "dev va nud permanent", ns_a);
+		sh("ip netns exec %s python3 -c \"import socket, struct; "
+		   "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+		   "[s.sendto(struct.pack('!I', i), ('10.7.0.9', 9)) "
+		   "for i in range(2000)]\"", ns_a);
+		for (int idle = 0; idle < 3;) {
+			struct voff_batch b;
+			int n;
+
+			voff_batch_init(&b);
+			n = voff_port_rx(pb, pool, &b);
+			CHECK_GE(n, 0);
+			idle = n ? 0 : idle + 1;
+			for (unsigned int i = 0; i < b.n; i++) {
+				const uint8_t *d = voff_pkt_data(b.pkts[i]);
+				uint32_t seq;
+
+				if (b.pkts[i]->len < 46 || d[23] != 17 ||
+				    d[37] != 9)
+					continue;
+				memcpy(&seq, d + 42, 4);
+				ordered &= ntohl(seq) >= next;
+				next = (uint64_t)ntohl(seq) + 1;
+				udp++;
+			}
+			voff_batch_free(&b);
+		}
+		voff_port_stats(pb, &st);
+		CHECK_OK(voff_netlink_get_stats(ns_b, "vb", &ls));
+		/* Counted from just before the port opened. */
+		CHECK_EQ(ls.rx_packets - ls0.rx_packets,
+			 st.rx_packets + st.rx_dropped + st.rx_kernel_dropped);
+		if (!pass)
+			CHECK_GT(st.rx_kernel_dropped, 0); /* 512 slots */
+		CHECK(ordered);
+		CHECK_LE(udp, 2000);
+		voff_port_close(pb);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+		udp = next = 0;
+	}
+}
+
+/* Sizes of the frames t_exact_bytes sends, Ethernet header included. */
+static const unsigned int exact_sizes[] = {
+	14, 60, 61, 100, 1514,	/* at MTU 1500 */
+	1972,	/* the largest a 2048-byte ring slot holds after its headers */
+	1973,	/* one more: queued to the socket whole (TP_STATUS_COPY) */
+	4000, 9014,
+};
+#define EXACT_N (sizeof(exact_sizes) / sizeof(exact_sizes[0]))
+
+/* Byte @j of frame @i of t_exact_bytes, after its Ethernet header. */
+static uint8_t exact_byte(unsigned int i, unsigned int j)
+{
+	return (uint8_t)(i * 7 + j * 13 + (j >> 8));
+}
+
+/*
+ * Frames sent by a kernel packet socket on va arrive at the port on vb
+ * byte for byte, in order, without offload metadata: through the receive
+ * ring's slots, through the socket queue for those too big for a slot
+ * (TP_STATUS_COPY: vb's MTU is raised to 9000), and the same over
+ * recvmmsg().
+ */
+static void t_exact_bytes(void)
+{
+	struct voff_port_stats st;
+	struct voff_pool *pool;
+	struct voff_port *pb;
+	char sizes[128] = "";
+
+	for (unsigned int i = 0; i < EXACT_N; i++)
+		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes),
+			 "%s%u", i ? "," : "", exact_sizes[i]);
+	veth_setup();
+	sh("ip -n %s link set va mtu 9000 && ip -n %s link set vb mtu 9000",
+	   ns_a, ns_b);
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned int got = 0, idle = 0;
+
+		no_ring = pass ? VOFF_PORT_F_NO_RING : 0;
+		pb = open_packet(ns_b, "vb", 0);
+		CHECK_OK(voff_pool_new(&pool, 64, VOFF_PKT_SUPER_ROOM));
+		sh("ip netns exec %s python3 -c \"import socket\n"
+		   "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+		   "s.bind(('va', 0))\n"
+		   "for i, n in enumerate([%s]):\n"
+		   "    b = bytes(((i * 7 + j * 13 + (j >> 8)) & 255) "
+		   "for j in range(n - 14))\n"
+		   "    s.send(bytes.fromhex('02000000000b02000000000a88b5') "
+		   "+ b)\"", ns_a, sizes);
+		while (idle < 100 && got < EXACT_N) {
+			struct voff_batch b;
+
+			voff_batch_init(&b);
+			CHECK_GE(voff_port_rx(pb, pool, &b), 0);
+			idle = b.n ? 0 : idle + 1;
+			for (unsigned int k = 0; k < b.n; k++) {
+				const struct voff_pkt *pkt = b.pkts[k];
+				const uint8_t *d = voff_pkt_data(pkt);
+
+				if (pkt->len < 14 || d[12] != 0x88 ||
+				    d[13] != 0xb5)
+					continue;	/* not ours */
+				CHECK_LT(got, EXACT_N);
+				CHECK_EQ(pkt->len, exact_sizes[got]);
+				CHECK(!memcmp(d, "\x02\0\0\0\0\x0b\x02\0\0\0\0\x0a",
+					      12));
+				for (unsigned int j = 0; j + 14 < pkt->len; j++)
+					if (d[14 + j] != exact_byte(got, j))
+						CHECK_EQ(d[14 + j],
+							 exact_byte(got, j));
+				CHECK_EQ(pkt->gso_type, 0);
+				CHECK(pkt->csum != VOFF_CSUM_PARTIAL);
+				got++;
+			}
+			voff_batch_free(&b);
+			if (!b.n)
+				nanosleep(&(struct timespec){ 0, 1000000 },
+					  NULL);
+		}
+		CHECK_EQ(got, EXACT_N);
+		voff_port_stats(pb, &st);
+		CHECK_EQ(st.rx_dropped, 0);
+		CHECK_EQ(st.rx_kernel_dropped, 0);
+		voff_port_close(pb);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+	}
+}
+
+/* Send frame @i of t_exact_bytes, @len bytes, from va in ns A. */
+static void exact_send(unsigned int i, unsigned int len)
+{
+	sh("ip netns exec %s python3 -c \"import socket\n"
+	   "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\n"
+	   "s.bind(('va', 0))\n"
+	   "b = bytes(((%u * 7 + j * 13 + (j >> 8)) & 255) "
+	   "for j in range(%u - 14))\n"
+	   "s.send(bytes.fromhex('02000000000b02000000000a88b5') + b)\"",
+	   ns_a, i, len);
+}
+
+/*
+ * vb goes down and up again while a frame too big for a ring slot waits
+ * in the socket queue: the socket's ENETDOWN is a pause, not the port's
+ * failure, and that frame and the next come out whole and in order.
+ */
+static void t_ring_copy_across_link_flap(void)
+{
+	struct voff_port_stats st;
+	struct voff_pool *pool;
+	struct voff_port *pb;
+	unsigned int got = 0;
+
+	veth_setup();
+	sh("ip -n %s link set va mtu 9000 && ip -n %s link set vb mtu 9000",
+	   ns_a, ns_b);
+	pb = open_packet(ns_b, "vb", 0);
+	CHECK_OK(voff_pool_new(&pool, 64, VOFF_PKT_SUPER_ROOM));
+	exact_send(0, 4000);
+	sh("ip -n %s link set vb down && ip -n %s link set vb up", ns_b, ns_b);
+	sh("ip -n %s link set va up", ns_a);
+	for (int idle = 0; idle < 200 && got < 2; idle++) {
+		struct voff_batch b;
+
+		if (idle == 5)
+			exact_send(1, 3000);
+		voff_batch_init(&b);
+		CHECK_GE(voff_port_rx(pb, pool, &b), 0);
+		for (unsigned int k = 0; k < b.n; k++) {
+			const uint8_t *d = voff_pkt_data(b.pkts[k]);
+
+			if (b.pkts[k]->len < 14 || d[12] != 0x88 ||
+			    d[13] != 0xb5)
+				continue;
+			CHECK_EQ(b.pkts[k]->len, got ? 3000 : 4000);
+			for (unsigned int j = 0; j + 14 < b.pkts[k]->len; j++)
+				if (d[14 + j] != exact_byte(got, j))
+					CHECK_EQ(d[14 + j], exact_byte(got, j));
+			got++;
+		}
+		voff_batch_free(&b);
+		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
+	CHECK_EQ(got, 2);
+	voff_port_stats(pb, &st);
+	CHECK_EQ(st.rx_dropped, 0);
+	voff_port_close(pb);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
 /* @dev's egress view through a packet port opened on it now. */
 static void egress_of(const char *ns, const char *dev,
 		      struct voff_feat_dev *feat, struct voff_limits *lim)
@@ -400,6 +641,11 @@ CHECK_MAIN(CHECK_TEST(t_super_frames_received_whole),
 	   CHECK_TEST(t_no_super_frames_without_sender_tso),
 	   CHECK_TEST(t_super_packet_sent_is_segmented),
 	   CHECK_TEST(t_forwarder_passes_super_frames),
+	   CHECK_TEST(t_forwarder_passes_super_frames_no_ring),
 	   CHECK_TEST(t_vlan_tag_put_back),
+	   CHECK_TEST(t_vlan_tag_put_back_no_ring),
+	   CHECK_TEST(t_burst_accounted),
+	   CHECK_TEST(t_exact_bytes),
+	   CHECK_TEST(t_ring_copy_across_link_flap),
 	   CHECK_TEST(t_egress_follows_device),
 	   CHECK_TEST(t_open_errors))

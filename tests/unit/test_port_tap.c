@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -44,6 +45,15 @@ static struct voff_port *open_dev(enum voff_port_kind kind, const char *ns,
 
 	CHECK_OK(voff_port_open(&p, &cfg));
 	return p;
+}
+
+/*
+ * The device's own descriptor, for writing into it past the port: with a
+ * multishot read, voff_port_fd() is an epoll set (port_tap.c).
+ */
+static int dev_fd(const struct voff_port *p)
+{
+	return p->fd;
 }
 
 static void fwd_init(struct fwd *f, struct voff_port *a, struct voff_port *b)
@@ -243,6 +253,19 @@ static void t_tap_io_uring_and_plain_paths(void)
 	}
 }
 
+/*
+ * In a child process inside @ns: a UDP socket and @to, @dst port 9.
+ * Return: the socket.
+ */
+static int udp_in(const char *ns, const char *dst, struct sockaddr_in *to)
+{
+	*to = (struct sockaddr_in){ .sin_family = AF_INET,
+				    .sin_port = htons(9) };
+	ns_enter(ns);
+	inet_pton(AF_INET, dst, &to->sin_addr);
+	return socket(AF_INET, SOCK_DGRAM, 0);
+}
+
 /* Send @n UDP datagrams carrying their index from inside @ns. */
 static void udp_burst(const char *ns, const char *dst, int n)
 {
@@ -251,13 +274,9 @@ static void udp_burst(const char *ns, const char *dst, int n)
 
 	CHECK(pid >= 0);
 	if (pid == 0) {
-		struct sockaddr_in to = { .sin_family = AF_INET,
-					  .sin_port = htons(9) };
-		int fd;
+		struct sockaddr_in to;
+		int fd = udp_in(ns, dst, &to);
 
-		ns_enter(ns);
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		inet_pton(AF_INET, dst, &to.sin_addr);
 		for (int i = 0; i < n; i++) {
 			uint32_t seq = htonl((uint32_t)i);
 
@@ -323,6 +342,158 @@ static void t_tap_rx_burst_in_order(void)
 		CHECK_EQ(voff_pool_in_use(pool), 0);
 		voff_pool_free(pool);
 	}
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* One UDP datagram from inside @ns, @delay_us after the call (no wait). */
+static pid_t udp_later(const char *ns, const char *dst, unsigned int delay_us)
+{
+	pid_t pid = fork();
+
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_in to;
+		int fd = udp_in(ns, dst, &to);
+
+		usleep(delay_us);
+		_exit(sendto(fd, "late", 4, 0, (struct sockaddr *)&to,
+			     sizeof(to)) == 4 ? 0 : 1);
+	}
+	return pid;
+}
+
+/* UDP datagrams to port 9 in @b (what udp_burst() and udp_later() send). */
+static unsigned int udp_frames(const struct voff_batch *b)
+{
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < b->n; k++) {
+		const uint8_t *d = voff_pkt_data(b->pkts[k]);
+
+		n += b->pkts[k]->len >= 42 && d[12] == 0x08 && d[13] == 0 &&
+		     d[23] == 17 && d[36] == 0 && d[37] == 9;
+	}
+	return n;
+}
+
+/*
+ * Frames the kernel drops because the port reads too slowly: a TAP's queue
+ * to its reader is full, the device counts them as tx_dropped (the host's
+ * transmit side) and the port reports exactly that since it opened as
+ * rx_kernel_dropped; every datagram of a burst sent before the port is
+ * read is either received or counted there.  On both I/O paths.
+ */
+static void t_tap_kernel_drops(void)
+{
+	for (int plain = 0; plain < 2; plain++) {
+		struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP,
+					     .netns = ns_a };
+		struct voff_link_stats ls0, ls;
+		struct voff_port_stats st;
+		struct voff_pool *pool;
+		struct voff_port *a;
+		unsigned int udp = 0, idle = 0;
+
+		if (!plain)
+			ns_playground();
+		cfg.flags = VOFF_PORT_F_UP | (plain ? VOFF_PORT_F_NO_URING : 0);
+		cfg.name = plain ? "kpa" : "kua";
+		sh("ip netns exec %s sysctl -qw "
+		   "net.ipv6.conf.default.disable_ipv6=1", ns_a);
+		CHECK_OK(voff_port_open(&a, &cfg));
+		CHECK_OK(voff_pool_new(&pool, 256, VOFF_PKT_SUPER_ROOM));
+		sh("ip -n %s addr add 10.9.%d.1/24 dev %s", ns_a, plain,
+		   cfg.name);
+		sh("ip -n %s neigh add 10.9.%d.2 lladdr 02:00:00:00:00:02 "
+		   "dev %s nud permanent", ns_a, plain, cfg.name);
+		voff_port_stats(a, &st);
+		CHECK_EQ(st.rx_kernel_dropped, 0);
+		CHECK_OK(voff_netlink_get_stats(ns_a, cfg.name, &ls0));
+		udp_burst(ns_a, plain ? "10.9.1.2" : "10.9.0.2", 3000);
+		while (idle < 20) {
+			struct voff_batch b;
+
+			voff_batch_init(&b);
+			CHECK_GE(voff_port_rx(a, pool, &b), 0);
+			idle = b.n ? 0 : idle + 1;
+			udp += udp_frames(&b);
+			voff_batch_free(&b);
+			if (!b.n)
+				poll(NULL, 0, 1);
+		}
+		voff_port_stats(a, &st);
+		CHECK_OK(voff_netlink_get_stats(ns_a, cfg.name, &ls));
+		CHECK_GT(st.rx_kernel_dropped, 0);
+		CHECK_EQ(st.rx_kernel_dropped, ls.tx_dropped - ls0.tx_dropped);
+		CHECK_EQ(udp + st.rx_kernel_dropped, 3000);
+		CHECK_EQ(st.rx_dropped, 0);
+		voff_port_close(a);
+		CHECK_EQ(voff_pool_in_use(pool), 0);
+		voff_pool_free(pool);
+	}
+}
+
+/*
+ * A caller asleep on voff_port_fd() is woken by a frame that arrives
+ * while it sleeps, every time, and the frame is then received: with a
+ * multishot read the device is read as frames arrive, so the descriptor
+ * must tell of frames already read, not only of the device's queue.  The
+ * packets the read keeps posted are at most a sixteenth of the pool, and
+ * they return to it when the port closes.
+ */
+static void t_tap_wakes_for_each_frame(void)
+{
+	struct voff_port_cfg cfg = { .kind = VOFF_PORT_TAP, .name = "vwa",
+				     .netns = ns_a, .flags = VOFF_PORT_F_UP };
+	struct voff_pool *pool;
+	struct voff_port *a;
+	struct voff_batch b;
+
+	ns_playground();
+	CHECK_OK(voff_port_open(&a, &cfg));
+	CHECK_OK(voff_pool_new(&pool, 128, VOFF_PKT_SUPER_ROOM));
+	sh("ip -n %s addr add 10.9.3.1/24 dev vwa", ns_a);
+	sh("ip -n %s neigh add 10.9.3.2 lladdr 02:00:00:00:00:02 dev vwa "
+	   "nud permanent", ns_a);
+	voff_batch_init(&b);
+	voff_port_rx(a, pool, &b);	/* link chatter; arms the read */
+	voff_batch_free(&b);
+	CHECK_LE(voff_pool_in_use(pool), 128 / 16);
+	for (int round = 0; round < 5; round++) {
+		pid_t pid = udp_later(ns_a, "10.9.3.2", 100000);
+		unsigned int got = 0;
+		struct timespec t0;
+		int st;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int tries = 0; tries < 10 && !got; tries++) {
+			struct pollfd pfd = { .fd = voff_port_fd(a),
+					      .events = POLLIN };
+
+			/* Woken by the frame, not found at the timeout. */
+			CHECK_EQ(poll(&pfd, 1, 5000), 1);
+			CHECK_LT(elapsed_ms(&t0), 4000);
+			voff_batch_init(&b);
+			CHECK_GE(voff_port_rx(a, pool, &b), 0);
+			got += udp_frames(&b);
+			voff_batch_free(&b);
+		}
+		CHECK_EQ(got, 1);
+		CHECK_EQ(waitpid(pid, &st, 0), pid);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	CHECK_LE(voff_pool_in_use(pool), 128 / 16);
+	voff_port_close(a);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
 }
 
 /*
@@ -579,7 +750,7 @@ static void t_headers_the_kernel_refuses_are_never_written(void)
 	buf[4] = buf[5] = 0xFF;		/* gso_size */
 	buf[6] = 34;			/* csum_start */
 	buf[8] = 16;			/* csum_offset */
-	CHECK_EQ(write(voff_port_fd(p), buf, len + 10), -1);
+	CHECK_EQ(write(dev_fd(p), buf, len + 10), -1);
 	CHECK_EQ(errno, EINVAL);
 
 	/* voff drops the same packet before the kernel sees it. */
@@ -710,7 +881,7 @@ static int kernel_takes_raw(const struct voff_port *p,
 	CHECK_GT(hs, 0);
 	CHECK_LE(pkt->len + (size_t)hs, sizeof(raw));
 	memcpy(raw + hs, voff_pkt_data(pkt), pkt->len);
-	return write(voff_port_fd(p), raw, pkt->len + (size_t)hs) ==
+	return write(dev_fd(p), raw, pkt->len + (size_t)hs) ==
 	       (ssize_t)(pkt->len + (size_t)hs);
 }
 
@@ -746,7 +917,7 @@ static void differential(enum voff_port_kind kind)
 					  &parsed) == 0)
 			given = &parsed;
 		if (voff__port_vnet_push(p, pkt, given) == 0) {
-			ssize_t w = write(voff_port_fd(p), voff_pkt_data(pkt),
+			ssize_t w = write(dev_fd(p), voff_pkt_data(pkt),
 					  pkt->len);
 
 			CHECK_MSG(w == (ssize_t)pkt->len,
@@ -953,6 +1124,8 @@ CHECK_MAIN(CHECK_TEST(t_tap_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_tap_12_byte_header),
 	   CHECK_TEST(t_tap_io_uring_and_plain_paths),
 	   CHECK_TEST(t_tap_rx_burst_in_order),
+	   CHECK_TEST(t_tap_kernel_drops),
+	   CHECK_TEST(t_tap_wakes_for_each_frame),
 	   CHECK_TEST(t_tap_vxlan_tunnel_super_packets),
 	   CHECK_TEST(t_tun_ping_and_tcp_super_packets),
 	   CHECK_TEST(t_gso_max_size_caps_super_packets),

@@ -35,14 +35,15 @@ struct rig {
 	unsigned int id[NPORTS];
 };
 
-/* tx_off[i]: what switch port i takes; every host end sends TSO. */
-static void rig_open(struct rig *r, const unsigned int *tx_off,
-		     uint64_t age_ns)
+/*
+ * tx_off[i]: what switch port i takes; every host end sends TSO; the
+ * switch made with @c.
+ */
+static void rig_open_cfg(struct rig *r, const unsigned int *tx_off,
+			 const struct voff_switch_config *c)
 {
-	struct voff_switch_config c = { .pool_size = 512, .age_ns = age_ns };
-
 	memset(r, 0, sizeof(*r));
-	CHECK_OK(voff_switch_new(&r->sw, &c));
+	CHECK_OK(voff_switch_new(&r->sw, c));
 	CHECK_OK(voff_pool_new(&r->pool, 512, VOFF_PKT_SUPER_ROOM));
 	for (int i = 0; i < NPORTS; i++) {
 		struct voff_port_cfg pc = { .kind = VOFF_PORT_MEM };
@@ -65,6 +66,14 @@ static void rig_open(struct rig *r, const unsigned int *tx_off,
 							  on));
 		}
 	}
+}
+
+static void rig_open(struct rig *r, const unsigned int *tx_off,
+		     uint64_t age_ns)
+{
+	struct voff_switch_config c = { .pool_size = 512, .age_ns = age_ns };
+
+	rig_open_cfg(r, tx_off, &c);
 }
 
 static void rig_close(struct rig *r)
@@ -644,6 +653,58 @@ static void t_gro_deadline(void)
 	rig_close(&r);
 }
 
+/*
+ * Busy-polling: after a step that received, the loop is told not to sleep
+ * until the window since the last frame closes; a poll in the window
+ * steps until then (returning 0 when nothing came) and the loop may sleep
+ * again.  Without busy-polling an idle step lets it sleep at once.  A
+ * window past the maximum is refused.
+ */
+static void t_busy_poll(void)
+{
+	const uint64_t win = 5000000;	/* 5 ms */
+	struct voff_switch_config c = { .pool_size = 512 };
+	struct voff_switch *sw;
+	static uint8_t buf[2048];
+	struct rig r;
+	uint64_t t0;
+	size_t len;
+
+	c.busy_poll_ns = VOFF_SWITCH_BUSY_POLL_MAX + 1;
+	CHECK_EQ(voff_switch_new(&sw, &c), -EINVAL);
+	for (int busy = 0; busy < 2; busy++) {
+		c.busy_poll_ns = busy ? win : 0;
+		rig_open_cfg(&r, NULL, &c);
+		len = tcp_frame(buf, sizeof(buf), 0, BCAST, 10, 1, false,
+				false);
+		send1(&r, 0, mk(&r, buf, len));
+		t0 = mono_ns();
+		CHECK_EQ(voff_switch_poll(r.sw, 0), 1);
+		if (!busy) {
+			CHECK_EQ(voff_switch_poll(r.sw, 0), 0);
+			CHECK_EQ(voff_switch_timeout_ns(r.sw), -1);
+			CHECK_EQ(drain(&r, 1), 1);
+			CHECK_EQ(drain(&r, 2), 1);
+			rig_close(&r);
+			continue;
+		}
+		CHECK_EQ(voff_switch_timeout_ns(r.sw), 0);
+		CHECK_EQ(voff_switch_timeout_ms(r.sw), 0);
+		/* Nothing comes: the poll returns once the window closed. */
+		CHECK_EQ(voff_switch_poll(r.sw, 0), 0);
+		CHECK_GE(mono_ns() - t0, win);
+		CHECK_EQ(voff_switch_timeout_ns(r.sw), -1);
+		/* A frame opens the window again. */
+		send1(&r, 1, mk(&r, buf, len));
+		CHECK_EQ(voff_switch_poll(r.sw, 0), 1);
+		CHECK_EQ(voff_switch_timeout_ns(r.sw), 0);
+		CHECK_EQ(drain(&r, 1), 1);
+		CHECK_EQ(drain(&r, 2), 2);
+		CHECK_EQ(drain(&r, 0), 1);
+		rig_close(&r);
+	}
+}
+
 /* Two flows interleaved, one super-packet cut: each flow stays in order. */
 static void t_no_reorder(void)
 {
@@ -729,5 +790,5 @@ CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_lower_limit),
 	   CHECK_TEST(t_limit_follows_egress),
 	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
-	   CHECK_TEST(t_no_reorder),
+	   CHECK_TEST(t_no_reorder), CHECK_TEST(t_busy_poll),
 	   CHECK_TEST(t_control))

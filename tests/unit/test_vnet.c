@@ -314,6 +314,33 @@ static void t_plain_garbage_frame(void)
 	CHECK_EQ(pkt.csum, VOFF_CSUM_NONE);
 }
 
+/*
+ * plain_unparsed: a frame that claims no offload is not parsed, its
+ * offsets stay unset; one that claims an offload is parsed and checked as
+ * ever, and gets its offsets.
+ */
+static void t_plain_unparsed(void)
+{
+	struct voff_vnet_cfg c = tap;
+	struct voff_pkt pkt;
+	size_t len = mk(true, V4, TCP, 100);
+
+	c.plain_unparsed = true;
+	CHECK_OK(dec(&c, HP(0, 0, 0, 0, 0, 0), len, &pkt));
+	CHECK_EQ(pkt.csum, VOFF_CSUM_NONE);
+	CHECK_EQ(pkt.l2_off, VOFF_OFF_NONE);
+	CHECK_EQ(pkt.l3_off, VOFF_OFF_NONE);
+	CHECK_EQ(pkt.payload_off, VOFF_OFF_NONE);
+	CHECK_OK(dec(&c, &(struct voff_vnet_hdr){ .flags = 1,
+		     .csum_start = 34, .csum_offset = 16 }, len, &pkt));
+	CHECK_EQ(pkt.csum, VOFF_CSUM_PARTIAL);
+	CHECK_EQ(pkt.l3_off, 14);
+	CHECK_EQ(pkt.l4_off, 34);
+	/* Still checked against the frame: a bad csum_offset is refused. */
+	CHECK_ERR(verdict(&c, H(1, 0, 0, 0, 34, 6), len),
+		  VOFF_E_VNET_CSUM_OFFSET);
+}
+
 static void t_csum_partial_tcp4(void)
 {
 	struct voff_pkt pkt;
@@ -474,6 +501,65 @@ static void t_pkt_pull(void)
  * voff_pkt_push() refuses to carry a set offset past 16 bits; pkt_push
  * must report that, not copy the header to NULL (review finding).
  */
+/* A header + frame in a fresh packet of @pool. */
+static struct voff_pkt *with_hdr(struct voff_pool *pool,
+				 const struct voff_vnet_hdr *h, size_t len)
+{
+	struct voff_pkt *pkt;
+	uint8_t raw[10];
+
+	CHECK_EQ(voff_vnet_hdr_write(&tap, h, raw, sizeof(raw)), 10);
+	CHECK_OK(voff_pkt_alloc(pool, &pkt));
+	memcpy(voff_pkt_put(pkt, 10), raw, 10);
+	memcpy(voff_pkt_put(pkt, (uint32_t)len), fbuf, len);
+	return pkt;
+}
+
+/*
+ * voff_vnet_pkt_pull_parsed() hands out the parse the validator made: for
+ * a frame with offloads always, for a plain one unless plain_unparsed; the
+ * parse is the frame's as it is after the pull.
+ */
+static void t_pkt_pull_parsed(void)
+{
+	struct voff_vnet_cfg c = tap;
+	struct voff_parsed p, want;
+	struct voff_pool *pool;
+	struct voff_pkt *pkt;
+	size_t len = mk(true, V4, TCP, 3000);
+
+	CHECK_OK(voff_pool_new(&pool, 2, 4096));
+	pkt = with_hdr(pool, HP(1, 1, 54, 1000, 34, 16), len);
+	CHECK_EQ(voff_vnet_pkt_pull_parsed(&c, pkt, &p), 1);
+	CHECK_OK(voff_parse(voff_pkt_data(pkt), pkt->len, VOFF_PARSE_ETH,
+			    &want));
+	CHECK_EQ(p.l4_off, want.l4_off);
+	CHECK_EQ(p.payload_off, want.payload_off);
+	CHECK_EQ(p.l4_proto, want.l4_proto);
+	voff_pkt_free(pkt);
+	/* Plain: parsed for the offsets, or not at all. */
+	pkt = with_hdr(pool, HP(0, 0, 0, 0, 0, 0), len);
+	CHECK_EQ(voff_vnet_pkt_pull_parsed(&c, pkt, &p), 1);
+	voff_pkt_free(pkt);
+	c.plain_unparsed = true;
+	pkt = with_hdr(pool, HP(0, 0, 0, 0, 0, 0), len);
+	CHECK_EQ(voff_vnet_pkt_pull_parsed(&c, pkt, &p), 0);
+	CHECK_EQ(pkt->len, len);
+	voff_pkt_free(pkt);
+	/* No room given: nothing handed out. */
+	pkt = with_hdr(pool, HP(1, 1, 54, 1000, 34, 16), len);
+	CHECK_EQ(voff_vnet_pkt_pull_parsed(&c, pkt, NULL), 0);
+	CHECK_EQ(pkt->l4_off, 34);
+	voff_pkt_free(pkt);
+	/* Refused: the error, the packet as it was. */
+	pkt = with_hdr(pool, HP(1, 0, 0, 0, 34, 6), len);
+	CHECK_EQ(voff_vnet_pkt_pull_parsed(&c, pkt, &p),
+		 VOFF_E_VNET_CSUM_OFFSET);
+	CHECK_EQ(pkt->len, len + 10);
+	voff_pkt_free(pkt);
+	voff_pool_free(pool);
+}
+
 static void t_pkt_push_offset_range(void)
 {
 	struct voff_pkt pkt, before;
@@ -1589,11 +1675,13 @@ CHECK_MAIN(CHECK_TEST(t_wire_layout), CHECK_TEST(t_round_trip_le),
 	   CHECK_TEST(t_round_trip_be), CHECK_TEST(t_round_trip_native),
 	   CHECK_TEST(t_codec_sizes), CHECK_TEST(t_cfg_check),
 	   CHECK_TEST(t_plain_no_offload), CHECK_TEST(t_plain_garbage_frame),
+	   CHECK_TEST(t_plain_unparsed),
 	   CHECK_TEST(t_csum_partial_tcp4), CHECK_TEST(t_csum_partial_udp6),
 	   CHECK_TEST(t_tso4_accepted), CHECK_TEST(t_tso6_accepted),
 	   CHECK_TEST(t_uso_accepted), CHECK_TEST(t_gso_fits_one_segment),
 	   CHECK_TEST(t_tcp_options_hdr_len), CHECK_TEST(t_data_valid_rx),
 	   CHECK_TEST(t_hash_rx), CHECK_TEST(t_pkt_pull),
+	   CHECK_TEST(t_pkt_pull_parsed),
 	   CHECK_TEST(t_rej_flags), CHECK_TEST(t_rej_gso_type),
 	   CHECK_TEST(t_rej_gso_ecn), CHECK_TEST(t_rej_gso_size),
 	   CHECK_TEST(t_rej_hdr_len), CHECK_TEST(t_rej_frame_short),
