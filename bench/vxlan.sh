@@ -86,11 +86,11 @@ setup() {
 
 # ticks - CPU ticks (user + system) of the switches, summed
 ticks() {
-	local p t=0
+	local p sum=0
 	for p in "${pids[@]}"; do
-		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat")))
+		sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$p/stat")))
 	done
-	echo "$t"
+	echo "$sum"
 }
 
 # calls KEY - a VXLAN socket counter summed over both switches
@@ -124,7 +124,7 @@ PY
 # Gbit/s, switches' CPU % (of one core, summed), sendmmsg and recvmmsg
 # calls per MB (both hosts), or "-" where they do not apply
 run() {
-	local s=$1 dir=$2 out=$LIB_TMP/iperf.json hz t0 t1 c0 c1 w0 w1
+	local s=$1 dir=$2 out=$LIB_TMP/iperf.json hz t0 t1 c0 c1
 	local tx0=0 rx0=0 tx1=0 rx1=0 bytes bps cpu=- txmb=- rxmb=- arg=()
 	[ "$dir" = "B->A" ] && arg=(-R)
 	hz=$(getconf CLK_TCK)
