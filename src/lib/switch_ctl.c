@@ -967,6 +967,22 @@ static int conf_limits(struct ctx *c, char **w, int n)
 					      msg, sizeof(msg)), msg);
 }
 
+static int conf_fdb_add(struct ctx *c, char **w, int n)
+{
+	union voff_udp_addr a;
+	uint8_t mac[6];
+	char msg[640];
+
+	if (mac_parse(w[0], mac) || (mac[0] & 1))
+		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
+			    "address", w[0]);
+	if (n == 3 && voff_vxlan_addr_parse(&a, w[2]))
+		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
+	return conf_fail(c, voff__conf_fdb(c->conf, mac, w[1],
+					   n == 3 ? &a : NULL, msg,
+					   sizeof(msg)), msg);
+}
+
 static int cmd_help(struct ctx *c, char **w, int n);
 
 /**
@@ -1006,7 +1022,8 @@ static const struct command commands[] = {
 	{ "stats", "[PORT]", 0, 1, cmd_stats, "counters", false, NULL },
 	{ "fdb", "", 0, 0, cmd_fdb, "learned MAC addresses", false, NULL },
 	{ "fdb add", "MAC PORT [REMOTE]", 2, 3, cmd_fdb_add,
-	  "a static entry (REMOTE: the VTEP, vxlan ports)", false, NULL },
+	  "a static entry (REMOTE: the VTEP, vxlan ports)", false,
+	  conf_fdb_add },
 	{ "fdb del", "MAC", 1, 1, cmd_fdb_del, "forget a MAC address", false,
 	  NULL },
 	{ "remotes", "PORT", 1, 1, cmd_remotes,
