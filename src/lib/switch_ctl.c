@@ -779,20 +779,30 @@ static int mac_parse(const char *text, uint8_t *mac)
 	return 0;
 }
 
+/* The MAC and REMOTE words of `fdb add MAC PORT [REMOTE]`. */
+static int fdb_words(struct ctx *c, char **w, int n, uint8_t *mac,
+		     union voff_udp_addr *a)
+{
+	if (mac_parse(w[0], mac) || (mac[0] & 1))
+		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
+			    "address", w[0]);
+	if (n == 3 && voff_vxlan_addr_parse(a, w[2]))
+		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
+	return 0;
+}
+
 static int cmd_fdb_add(struct ctx *c, char **w, int n)
 {
 	union voff_udp_addr a;
 	uint8_t mac[6];
 	int id, err;
 
-	if (mac_parse(w[0], mac) || (mac[0] & 1))
-		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
-			    "address", w[0]);
+	err = fdb_words(c, w, n, mac, &a);
+	if (err)
+		return err;
 	id = find_port(c, w[1]);
 	if (id < 0)
 		return id;
-	if (n == 3 && voff_vxlan_addr_parse(&a, w[2]))
-		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
 	err = voff_switch_fdb_add(c->sw, mac, (unsigned int)id,
 				  n == 3 ? &a : NULL);
 	if (err == -EINVAL && n == 3)
@@ -972,12 +982,10 @@ static int conf_fdb_add(struct ctx *c, char **w, int n)
 	union voff_udp_addr a;
 	uint8_t mac[6];
 	char msg[640];
+	int err = fdb_words(c, w, n, mac, &a);
 
-	if (mac_parse(w[0], mac) || (mac[0] & 1))
-		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
-			    "address", w[0]);
-	if (n == 3 && voff_vxlan_addr_parse(&a, w[2]))
-		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
+	if (err)
+		return err;
 	return conf_fail(c, voff__conf_fdb(c->conf, mac, w[1],
 					   n == 3 ? &a : NULL, msg,
 					   sizeof(msg)), msg);
