@@ -825,7 +825,6 @@ static void write_fdb(const struct voff_switch *sw, FILE *f)
 		n = got;
 	for (unsigned int i = 0; i < n; i++) {
 		struct voff_switch_port_info pi;
-		char buf[64];
 
 		if (!e[i].is_static ||
 		    voff_switch_port_info(sw, e[i].port, &pi) || !*pi.spec)
@@ -833,10 +832,13 @@ static void write_fdb(const struct voff_switch *sw, FILE *f)
 		fprintf(f, "fdb add %02x:%02x:%02x:%02x:%02x:%02x %s",
 			e[i].mac[0], e[i].mac[1], e[i].mac[2], e[i].mac[3],
 			e[i].mac[4], e[i].mac[5], pi.name);
-		if (e[i].remote.sa.sa_family != AF_UNSPEC)
+		if (e[i].remote.sa.sa_family != AF_UNSPEC) {
+			char buf[64];
+
 			fprintf(f, " %s", voff_udp_addr_format(&e[i].remote,
 							       buf,
 							       sizeof(buf)));
+		}
 		fputc('\n', f);
 	}
 	free(e);
