@@ -10,7 +10,7 @@
 #   kernel:  ns A -veth- br0 + vxlan0 (host 1) - underlay -
 #            (host 2) vxlan0 + br0 -veth- ns B
 #   single:  voff with udp_offload=off: no UDP_SEGMENT, no UDP_GRO, one
-#            datagram per message on the VXLAN sockets
+#            datagram per system call on the VXLAN sockets
 #
 # inner MTU 1450 everywhere.  REPS rounds, each running every scenario
 # once (interleaved, so a load that comes and goes hits them alike).  For
@@ -190,7 +190,7 @@ import statistics, sys
 raw, tsv, cc, secs, stf = sys.argv[1:]
 names = {"voff": "voff overlay (trains)",
          "kernel": "kernel overlay (vxlan + bridge)",
-         "single": "voff, one datagram per message"}
+         "single": "voff, one datagram per call"}
 runs = {}
 for line in open(raw):
     s, d, g, cpu, tx, rx = line.rstrip("\n").split("\t")
@@ -226,12 +226,12 @@ for d in ("A->B", "B->A"):
     print("voff / kernel %s: %s (target 0.7x or more)"
           % (d, ratio(med("voff", d, 0), med("kernel", d, 0))))
 for d in ("A->B", "B->A"):
-    print("trains / one per message %s: %s (target 3x or more)"
+    print("trains / one per call %s: %s (target 3x or more)"
           % (d, ratio(med("voff", d, 0), med("single", d, 0))))
 def calls(s):
     v = [med(s, d, i) for d in ("A->B", "B->A") for i in (2, 3)]
     return None if None in v else sum(v)
-print("system calls per MB, one per message / trains: %s "
+print("system calls per MB, one per call / trains: %s "
       "(sendmmsg + recvmmsg; target 10x or more)"
       % ratio(calls("single"), calls("voff")))
 try:

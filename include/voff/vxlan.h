@@ -81,7 +81,7 @@ struct voff_port;
  *		on such a socket, so every datagram is then its own message
  * @udp_offload_off: never send UDP_SEGMENT trains nor receive UDP_GRO
  *		trains: one datagram per system call each way
- *		(VOFF_UDP_F_NO_GSO and VOFF_UDP_F_NO_GRO on the socket), for
+ *		(VOFF_UDP_F_SINGLE on the socket: one message per call), for
  *		comparison with the trains (bench/vxlan.sh) or to work round
  *		an underlay that mishandles them
  * @fdb_size:	MAC -> VTEP entries (0 = 1024)
