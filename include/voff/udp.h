@@ -113,6 +113,12 @@ union voff_udp_addr {
 #define VOFF_UDP_F_NO_GRO (1u << 1)	/* never receive trains (UDP_GRO) */
 #define VOFF_UDP_F_NONBLOCK (1u << 2)	/* a full send buffer drops */
 #define VOFF_UDP_F_REUSEADDR (1u << 3)	/* SO_REUSEADDR before bind() */
+/*
+ * One datagram per system call each way: no trains (implies NO_GSO and
+ * NO_GRO), one message per sendmmsg(), rx_batch 1.  The baseline a
+ * program without voff has, for measurements (bench/vxlan.sh).
+ */
+#define VOFF_UDP_F_SINGLE (1u << 4)
 
 /**
  * struct voff_udp_cfg - how to open a socket

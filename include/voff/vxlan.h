@@ -79,6 +79,11 @@ struct voff_port;
  * @udp_csum_zero: send outer UDP checksums of zero (IPv4 only: refused
  *		for IPv6, RFC 6935).  The kernel refuses UDP_SEGMENT trains
  *		on such a socket, so every datagram is then its own message
+ * @udp_offload_off: never send UDP_SEGMENT trains nor receive UDP_GRO
+ *		trains: one datagram per system call each way
+ *		(VOFF_UDP_F_SINGLE on the socket: one message per call), for
+ *		comparison with the trains (bench/vxlan.sh) or to work round
+ *		an underlay that mishandles them
  * @fdb_size:	MAC -> VTEP entries (0 = 1024)
  * @age_ns:	a learned entry is forgotten after this long unseen
  *		(0 = 300 s)
@@ -94,6 +99,7 @@ struct voff_vxlan_cfg {
 	union voff_udp_addr remote[VOFF_VXLAN_REMOTES_MAX];
 	unsigned int n_remote;
 	bool udp_csum_zero;
+	bool udp_offload_off;
 	unsigned int fdb_size;
 	uint64_t age_ns;
 };

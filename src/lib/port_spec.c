@@ -149,6 +149,15 @@ static int opt_udp_csum(struct voff_port_spec *s, char *val)
 	return bad(s, "udp_csum: expected on or off");
 }
 
+static int opt_udp_offload(struct voff_port_spec *s, char *val)
+{
+	if (!strcmp(val, "on") || !strcmp(val, "off")) {
+		s->vxlan.udp_offload_off = !strcmp(val, "off");
+		return 0;
+	}
+	return bad(s, "udp_offload: expected on or off");
+}
+
 static void put_addr(const union voff_udp_addr *a, const char *name, FILE *f)
 {
 	if (a->sa.sa_family != AF_UNSPEC) {
@@ -176,6 +185,13 @@ static void put_udp_csum(const struct voff_port_spec *s, const char *name,
 			 FILE *f)
 {
 	if (s->vxlan.udp_csum_zero)
+		fprintf(f, ",%s=off", name);
+}
+
+static void put_udp_offload(const struct voff_port_spec *s, const char *name,
+			    FILE *f)
+{
+	if (s->vxlan.udp_offload_off)
 		fprintf(f, ",%s=off", name);
 }
 
@@ -207,6 +223,7 @@ static const struct kind_opt vxlan_opts[] = {
 	{ "local", "ADDR[:PORT]", opt_local, put_local },
 	{ "remote", "ADDR[:PORT]", opt_remote, put_remote },
 	{ "udp_csum", "on|off", opt_udp_csum, put_udp_csum },
+	{ "udp_offload", "on|off", opt_udp_offload, put_udp_offload },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -363,6 +363,8 @@ static int open_socket(struct vx *vx, const char *netns)
 	vx->dport = addr_port(&uc.local);
 	if (vx->cfg.udp_csum_zero)
 		uc.flags |= VOFF_UDP_F_NO_GSO; /* SO_NO_CHECK refuses trains */
+	if (vx->cfg.udp_offload_off)
+		uc.flags |= VOFF_UDP_F_SINGLE;
 	err = voff_udp_open(&vx->u, &uc);
 	if (err)
 		return err;

@@ -2,7 +2,7 @@
 /*
  * switch_conf.c - configuration files of the switch: the control requests
  * that declare ports (`ports add`), their features and their settings,
- * one per line, read into a struct voff_switch_conf, applied to a running
+ * and static MAC entries (`fdb add`), one per line, read into a struct voff_switch_conf, applied to a running
  * switch as a difference, and written back from the running state
  *
  * A line is read through the table of control commands (switch_ctl.c,
@@ -26,6 +26,8 @@
 
 #include <voff/err.h>
 #include <voff/switch.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
 
 #include "switch_int.h"
 
@@ -33,6 +35,8 @@
 #define MAX_SOURCES 8
 /* Pairs on one `features` line written back (the language takes 32 words). */
 #define FEATURE_PAIRS 12
+/* Static MAC entries (`fdb add` lines) a configuration holds. */
+#define CONF_FDB_MAX 1024
 
 /**
  * struct conf_port - one declared port
@@ -52,9 +56,27 @@ struct conf_port {
 };
 
 /**
+ * struct conf_fdb - one static MAC entry (`fdb add MAC PORT [REMOTE]`)
+ * @mac:	the address
+ * @port:	index of its port in struct voff_switch_conf.port
+ * @remote:	the VTEP behind it (a VXLAN port), or AF_UNSPEC
+ * @line:	the line it was declared on
+ * @src:	and where (index in struct voff_switch_conf.src)
+ */
+struct conf_fdb {
+	uint8_t mac[6];
+	unsigned int port;
+	union voff_udp_addr remote;
+	unsigned int line;
+	unsigned int src;
+};
+
+/**
  * struct voff_switch_conf - a configuration
  * @port:	the declared ports, in order
  * @n:		how many
+ * @fdb:	the static MAC entries, in order
+ * @n_fdb:	how many
  * @src:	names of the sources lines came from
  * @nsrc:	how many
  * @cur_src:	the source of the line being read
@@ -64,6 +86,8 @@ struct conf_port {
 struct voff_switch_conf {
 	struct conf_port port[VOFF_SWITCH_MAX_PORTS];
 	unsigned int n;
+	struct conf_fdb fdb[CONF_FDB_MAX];
+	unsigned int n_fdb;
 	char src[MAX_SOURCES][256];
 	unsigned int nsrc;
 	unsigned int cur_src;
@@ -271,6 +295,42 @@ int voff__conf_limits(struct voff_switch_conf *c, const char *port,
 	return 0;
 }
 
+int voff__conf_fdb(struct voff_switch_conf *c, const uint8_t *mac,
+		   const char *port, const union voff_udp_addr *remote,
+		   char *err, size_t errlen)
+{
+	struct conf_port *p = declared(c, port, err, errlen);
+	struct conf_fdb *e;
+	unsigned int i;
+
+	if (!p)
+		return -ENOENT;
+	if (remote && p->spec.cfg.kind != VOFF_PORT_VXLAN) {
+		say(err, errlen, "%s: not a vxlan port", port);
+		return -EINVAL;
+	}
+	/* A MAC declared again moves, as `fdb add` at run time does. */
+	for (i = 0; i < c->n_fdb; i++)
+		if (!memcmp(c->fdb[i].mac, mac, 6))
+			break;
+	if (i == CONF_FDB_MAX) {
+		say(err, errlen, "too many fdb entries (max %d)",
+		    CONF_FDB_MAX);
+		return -ENOSPC;
+	}
+	e = &c->fdb[i];
+	memset(e, 0, sizeof(*e));
+	memcpy(e->mac, mac, 6);
+	e->port = (unsigned int)(p - c->port);
+	if (remote)
+		e->remote = *remote;
+	e->line = c->cur_line;
+	e->src = c->cur_src;
+	if (i == c->n_fdb)
+		c->n_fdb++;
+	return 0;
+}
+
 /* The index of source @where, added when new; Return: it or -ENOSPC. */
 static int source(struct voff_switch_conf *c, const char *where)
 {
@@ -378,6 +438,94 @@ static uint64_t wanted(const struct conf_port *p)
 }
 
 /*
+ * The text of @s without a VXLAN port's remotes (they change at run time:
+ * `remotes add|del`) into @buf.
+ */
+static void format_sans_remotes(const struct voff_port_spec *s, char *buf,
+				size_t len)
+{
+	struct voff_port_spec t;
+
+	spec_copy(&t, s);
+	t.vxlan.n_remote = 0;
+	voff_port_spec_format(&t, false, buf, len);
+}
+
+/*
+ * Does running spec @run open what @p opens, remotes aside?  @buf is
+ * scratch of @len bytes.
+ */
+static bool same_but_remotes(const char *run, const struct voff_port_spec *p,
+			     char *buf, size_t len)
+{
+	struct voff_port_spec r;
+	char want[VOFF_PORT_SPEC_MAX + 1];
+
+	if (p->cfg.kind != VOFF_PORT_VXLAN || voff_port_spec_parse(&r, run)) {
+		voff_port_spec_format(p, false, buf, len);
+		return !strcmp(run, buf);
+	}
+	format_sans_remotes(p, want, sizeof(want));
+	format_sans_remotes(&r, buf, len);
+	return !strcmp(want, buf);
+}
+
+static bool addr_same(const union voff_udp_addr *a,
+		      const union voff_udp_addr *b)
+{
+	char x[64], y[64];
+
+	return !strcmp(voff_udp_addr_format(a, x, sizeof(x)),
+		       voff_udp_addr_format(b, y, sizeof(y)));
+}
+
+static bool addr_in(const union voff_udp_addr *a,
+		    const union voff_udp_addr *list, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (addr_same(a, &list[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Give running VXLAN port @id the remotes @p declares; Return: 1 when the
+ * list changed, 0 when not, or a failure.
+ */
+static int update_remotes(struct voff_switch *sw, struct voff_switch_conf *c,
+			  const struct conf_port *p, unsigned int id)
+{
+	union voff_udp_addr run[VOFF_VXLAN_REMOTES_MAX];
+	const struct voff_vxlan_cfg *want = &p->spec.vxlan;
+	struct voff_port *port = voff_switch_port(sw, id);
+	unsigned int n = voff_port_vxlan_remotes(port, run,
+						 VOFF_VXLAN_REMOTES_MAX);
+	int changed = 0, err;
+
+	if (n > VOFF_VXLAN_REMOTES_MAX)
+		n = VOFF_VXLAN_REMOTES_MAX;
+	for (unsigned int i = 0; i < n; i++) {
+		if (addr_in(&run[i], want->remote, want->n_remote))
+			continue;
+		err = voff_port_vxlan_remote_del(port, &run[i]);
+		if (err)
+			return conf_fail(c, p, err, "remotes: %s",
+					 voff_strerror(err));
+		changed = 1;
+	}
+	for (unsigned int i = 0; i < want->n_remote; i++) {
+		if (addr_in(&want->remote[i], run, n))
+			continue;
+		err = voff_port_vxlan_remote_add(port, &want->remote[i]);
+		if (err)
+			return conf_fail(c, p, err, "remotes: %s",
+					 voff_strerror(err));
+		changed = 1;
+	}
+	return changed;
+}
+
+/*
  * Step one: may @p be had without opening anything where it runs?  A
  * running port is matched by name, and must have been opened with what
  * @p opens (a failed one is re-opened anyway).
@@ -389,11 +537,12 @@ static int plan(const struct voff_switch *sw, struct voff_switch_conf *c,
 	int id = voff_switch_find(sw, p->spec.cfg.name);
 
 	if (id >= 0) {
-		char spec[VOFF_PORT_SPEC_MAX + 1];
+		char spec[VOFF_PORT_SPEC_MAX + 1], run[VOFF_PORT_SPEC_MAX + 1];
 
 		voff_switch_port_info(sw, (unsigned int)id, &pi);
 		voff_port_spec_format(&p->spec, false, spec, sizeof(spec));
-		if (!pi.failed && strcmp(pi.spec, spec))
+		if (!pi.failed && !same_but_remotes(pi.spec, &p->spec, run,
+						    sizeof(run)))
 			return conf_fail(c, p, -EBUSY, "runs as '%s', not "
 					 "'%s'; what a port is opened with "
 					 "cannot change while it runs (after "
@@ -454,6 +603,12 @@ static int update(struct voff_switch *sw, struct voff_switch_conf *c,
 					 voff_strerror(err));
 		changed = 1;
 	}
+	if (pi.info.kind == VOFF_PORT_VXLAN) {
+		err = update_remotes(sw, c, p, id);
+		if (err < 0)
+			return err;
+		changed |= err;
+	}
 	voff_switch_port_info(sw, id, &pi);
 	keep = pi.feat.hw & ~VOFF_F_GRO;
 	want = wanted(p);
@@ -502,6 +657,33 @@ static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
 	return 0;
 }
 
+/*
+ * The static MAC entries, once the ports are there; entries added at run
+ * time that the configuration does not name are left alone.
+ */
+static int apply_fdb(struct voff_switch *sw, struct voff_switch_conf *c)
+{
+	for (unsigned int i = 0; i < c->n_fdb; i++) {
+		const struct conf_fdb *e = &c->fdb[i];
+		const struct conf_port *p = &c->port[e->port];
+		int id = voff_switch_find(sw, p->spec.cfg.name), err;
+
+		err = id < 0 ? id :
+			       voff_switch_fdb_add(sw, e->mac, (unsigned int)id,
+						   e->remote.sa.sa_family ?
+							   &e->remote :
+							   NULL);
+		if (err)
+			return conf_fail(c, p, err, "fdb add %02x:%02x:%02x:"
+					 "%02x:%02x:%02x (%s:%u): %s",
+					 e->mac[0], e->mac[1], e->mac[2],
+					 e->mac[3], e->mac[4], e->mac[5],
+					 c->src[e->src], e->line,
+					 voff_strerror(err));
+	}
+	return 0;
+}
+
 int voff_switch_conf_apply(struct voff_switch *sw,
 			   struct voff_switch_conf *c, unsigned int deny,
 			   struct voff_switch_conf_result *res)
@@ -542,6 +724,8 @@ int voff_switch_conf_apply(struct voff_switch *sw,
 			r.kept++;
 		err = err > 0 ? 0 : err;
 	}
+	if (!err)
+		err = apply_fdb(sw, c);
 	if (res)
 		*res = r;
 	return err;
@@ -599,6 +783,67 @@ static void write_features(const struct voff_switch_port_info *pi, FILE *f)
 		fputc('\n', f);
 }
 
+/*
+ * "ports add SPEC" with a VXLAN port's remotes as they are now, which
+ * `remotes add|del` may have changed since it was opened.
+ */
+static void write_port(const struct voff_switch *sw,
+		       const struct voff_switch_port_info *pi, FILE *f)
+{
+	struct voff_port_spec s;
+	char text[VOFF_PORT_SPEC_MAX + 1];
+	unsigned int n;
+
+	if (pi->info.kind != VOFF_PORT_VXLAN ||
+	    voff_port_spec_parse(&s, pi->spec)) {
+		fprintf(f, "ports add %s\n", pi->spec);
+		return;
+	}
+	n = voff_port_vxlan_remotes(voff_switch_port(sw, pi->id),
+				    s.vxlan.remote, VOFF_VXLAN_REMOTES_MAX);
+	s.vxlan.n_remote = n < VOFF_VXLAN_REMOTES_MAX ? n :
+							VOFF_VXLAN_REMOTES_MAX;
+	if (voff_port_spec_format(&s, false, text, sizeof(text)) < 0)
+		fprintf(f, "ports add %s\n", pi->spec);
+	else
+		fprintf(f, "ports add %s\n", text);
+}
+
+/* "fdb add MAC PORT [REMOTE]" for each static entry. */
+static void write_fdb(const struct voff_switch *sw, FILE *f)
+{
+	struct voff_switch_fdb_entry *e;
+	unsigned int n = voff_switch_fdb(sw, NULL, 0), got;
+
+	if (!n)
+		return;
+	e = calloc(n, sizeof(*e));
+	if (!e)
+		return;
+	got = voff_switch_fdb(sw, e, n);
+	if (got < n)
+		n = got;
+	for (unsigned int i = 0; i < n; i++) {
+		struct voff_switch_port_info pi;
+
+		if (!e[i].is_static ||
+		    voff_switch_port_info(sw, e[i].port, &pi) || !*pi.spec)
+			continue;
+		fprintf(f, "fdb add %02x:%02x:%02x:%02x:%02x:%02x %s",
+			e[i].mac[0], e[i].mac[1], e[i].mac[2], e[i].mac[3],
+			e[i].mac[4], e[i].mac[5], pi.name);
+		if (e[i].remote.sa.sa_family != AF_UNSPEC) {
+			char buf[64];
+
+			fprintf(f, " %s", voff_udp_addr_format(&e[i].remote,
+							       buf,
+							       sizeof(buf)));
+		}
+		fputc('\n', f);
+	}
+	free(e);
+}
+
 int voff_switch_conf_write(const struct voff_switch *sw, FILE *f)
 {
 	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
@@ -616,9 +861,10 @@ int voff_switch_conf_write(const struct voff_switch *sw, FILE *f)
 				pi.name);
 			continue;
 		}
-		fprintf(f, "ports add %s\n", pi.spec);
+		write_port(sw, &pi, f);
 		write_limits(sw, &pi, f);
 		write_features(&pi, f);
 	}
+	write_fdb(sw, f);
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }

@@ -780,20 +780,30 @@ static int mac_parse(const char *text, uint8_t *mac)
 	return 0;
 }
 
+/* The MAC and REMOTE words of `fdb add MAC PORT [REMOTE]`. */
+static int fdb_words(struct ctx *c, char **w, int n, uint8_t *mac,
+		     union voff_udp_addr *a)
+{
+	if (mac_parse(w[0], mac) || (mac[0] & 1))
+		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
+			    "address", w[0]);
+	if (n == 3 && voff_vxlan_addr_parse(a, w[2]))
+		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
+	return 0;
+}
+
 static int cmd_fdb_add(struct ctx *c, char **w, int n)
 {
 	union voff_udp_addr a;
 	uint8_t mac[6];
 	int id, err;
 
-	if (mac_parse(w[0], mac) || (mac[0] & 1))
-		return fail(&c->o, -EINVAL, "'%s' is not a unicast MAC "
-			    "address", w[0]);
+	err = fdb_words(c, w, n, mac, &a);
+	if (err)
+		return err;
 	id = find_port(c, w[1]);
 	if (id < 0)
 		return id;
-	if (n == 3 && voff_vxlan_addr_parse(&a, w[2]))
-		return fail(&c->o, -EINVAL, "'%s' is not ADDR[:PORT]", w[2]);
 	err = voff_switch_fdb_add(c->sw, mac, (unsigned int)id,
 				  n == 3 ? &a : NULL);
 	if (err == -EINVAL && n == 3)
@@ -968,6 +978,20 @@ static int conf_limits(struct ctx *c, char **w, int n)
 					      msg, sizeof(msg)), msg);
 }
 
+static int conf_fdb_add(struct ctx *c, char **w, int n)
+{
+	union voff_udp_addr a;
+	uint8_t mac[6];
+	char msg[640];
+	int err = fdb_words(c, w, n, mac, &a);
+
+	if (err)
+		return err;
+	return conf_fail(c, voff__conf_fdb(c->conf, mac, w[1],
+					   n == 3 ? &a : NULL, msg,
+					   sizeof(msg)), msg);
+}
+
 static int cmd_help(struct ctx *c, char **w, int n);
 
 /**
@@ -1007,7 +1031,8 @@ static const struct command commands[] = {
 	{ "stats", "[PORT]", 0, 1, cmd_stats, "counters", false, NULL },
 	{ "fdb", "", 0, 0, cmd_fdb, "learned MAC addresses", false, NULL },
 	{ "fdb add", "MAC PORT [REMOTE]", 2, 3, cmd_fdb_add,
-	  "a static entry (REMOTE: the VTEP, vxlan ports)", false, NULL },
+	  "a static entry (REMOTE: the VTEP, vxlan ports)", false,
+	  conf_fdb_add },
 	{ "fdb del", "MAC", 1, 1, cmd_fdb_del, "forget a MAC address", false,
 	  NULL },
 	{ "remotes", "PORT", 1, 1, cmd_remotes,

@@ -165,12 +165,16 @@ void voff__switch_emit(struct voff_switch *sw, struct voff_switch_event *ev);
 int voff__ctl_conf_line(struct voff_switch_conf *conf, const char *line,
 			size_t len, char *err, size_t errlen);
 
-/* The handlers of the three requests a configuration takes. */
+/* The handlers of the requests a configuration takes. */
 int voff__conf_port(struct voff_switch_conf *conf, const char *spec,
 		    char *err, size_t errlen);
 int voff__conf_features(struct voff_switch_conf *conf, const char *port,
 			char **w, int n, char *err, size_t errlen);
 int voff__conf_limits(struct voff_switch_conf *conf, const char *port,
 		      char **w, int n, char *err, size_t errlen);
+/* A static fdb entry: @mac behind declared @port, @remote its VTEP or NULL */
+int voff__conf_fdb(struct voff_switch_conf *conf, const uint8_t *mac,
+		   const char *port, const union voff_udp_addr *remote,
+		   char *err, size_t errlen);
 
 #endif /* VOFF_SWITCH_INT_H */

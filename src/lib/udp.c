@@ -234,9 +234,13 @@ int voff_udp_open(struct voff_udp **out, const struct voff_udp_cfg *cfg)
 	}
 	u->family = family;
 	u->flags = cfg->flags;
+	if (u->flags & VOFF_UDP_F_SINGLE)
+		u->flags |= VOFF_UDP_F_NO_GSO | VOFF_UDP_F_NO_GRO;
 	u->sendmmsg = sendmmsg;
 	u->rx_bufs = cfg->rx_bufs ? cfg->rx_bufs : VOFF_UDP_RX_BUFS;
 	u->rx_batch = cfg->rx_batch ? cfg->rx_batch : VOFF_UDP_RX_BATCH;
+	if (u->flags & VOFF_UDP_F_SINGLE)
+		u->rx_batch = 1;
 	/* IP + UDP + payload + Ethernet stays below gso_max_size (64 KiB). */
 	u->max_train = 65536 - 1 - 14 - 8 - (family == AF_INET ? 20 : 40);
 	err = make_socket(u, cfg->netns);

@@ -203,9 +203,11 @@ static unsigned int send_msgs(struct voff_udp *u, unsigned int m,
 {
 	struct udp_tx *tx = u->tx;
 	int flags = (u->flags & VOFF_UDP_F_NONBLOCK) ? MSG_DONTWAIT : 0;
+	bool single = u->flags & VOFF_UDP_F_SINGLE;
 
 	while (m < n) {
-		int r = u->sendmmsg(u->fd, tx->msg + m, n - m, flags);
+		int r = u->sendmmsg(u->fd, tx->msg + m, single ? 1 : n - m,
+				    flags);
 		int err = r < 0 ? errno : EIO;
 
 		u->st.tx_calls++;

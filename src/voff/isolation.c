@@ -190,6 +190,12 @@ static const char *const base_calls[] = {
 static const char *const port_calls[] = {
 	"openat", "open", "setns", "dup", "dup3",
 	"io_uring_setup", "io_uring_register",	/* a new TAP's ring */
+	/*
+	 * A vxlan port: its descriptor is an epoll set of its socket and an
+	 * eventfd; connect() of a probe socket reads the route MTU towards
+	 * a remote.
+	 */
+	"epoll_create1", "eventfd2", "connect",
 };
 
 static int allow(scmp_filter_ctx ctx, const char *const *names, size_t n)
@@ -226,11 +232,14 @@ static int allow_read(scmp_filter_ctx ctx)
 	return err;
 }
 
-/* socket() only for the families the switch uses. */
+/*
+ * socket() only for the families the switch uses; opening ports adds
+ * AF_PACKET (packet: ports) and AF_INET6 (a vxlan port's IPv6 underlay).
+ */
 static int allow_socket(scmp_filter_ctx ctx, bool ports)
 {
-	int fam[4] = { AF_UNIX, AF_NETLINK, AF_INET, AF_PACKET };
-	int n = ports ? 4 : 3;
+	int fam[5] = { AF_UNIX, AF_NETLINK, AF_INET, AF_PACKET, AF_INET6 };
+	int n = ports ? 5 : 3;
 
 	for (int i = 0; i < n; i++) {
 		int err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW,

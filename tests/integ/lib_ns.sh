@@ -27,12 +27,19 @@ ok() { echo "ok - $*"; }
 bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
 vctl() { "$voff" ctl --ctl "$ctl" "$@"; }
 
-lib_cleanup() {
+# ns_reset - stop the switches and remove the namespaces made so far
+# (a benchmark starts each scenario afresh with it)
+ns_reset() {
 	local p
-	for p in "${lib_pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${lib_pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	lib_pids=()
 	if [ -n "$swpid" ]; then
 		kill "$swpid" 2>/dev/null
 		wait "$swpid" 2>/dev/null
+		swpid=
 	fi
 	# ns_add runs in $(...): its namespaces are found by name, not kept
 	# in a variable.
@@ -40,6 +47,11 @@ lib_cleanup() {
 		   grep -E "^voff-$tag-[a-z0-9]+-$$\$"); do
 		ip netns del "$p" 2>/dev/null
 	done
+	return 0
+}
+
+lib_cleanup() {
+	ns_reset
 	rm -rf "$LIB_TMP"
 }
 trap lib_cleanup EXIT

@@ -95,8 +95,8 @@ vx_kernel_host() {
 	shift
 	h=$(eval echo "\$H$k")
 	app=$(vx_app "$k")
-	[ "$k" = 2 ] && B=$app
-	[ "$k" = 3 ] && C=$app
+	# shellcheck disable=SC2034
+	case $k in 1) A=$app ;; 2) B=$app ;; 3) C=$app ;; esac
 	ip -n "$h" link add vxlan0 type vxlan id "$VNI" dstport 4789 \
 		local "192.168.77.$k"
 	for r in "$@"; do
@@ -123,7 +123,8 @@ vx_kernel_host() {
 # vx_voff_host K CTL REMOTE... - host K as voff does it: a `voff switch`
 # with a TAP into a new namespace (A for host 1, B for 2, C for 3) at
 # 10.77.0.K and vxlan:42 in HK; CTL its control socket; host 1's is
-# lib_ns's switch ($ctl, $swpid)
+# lib_ns's switch ($ctl, $swpid); $vx_opts (",udp_offload=off") is added
+# to the vxlan spec when set
 vx_voff_host() {
 	local k=$1 sock=$2 h app spec r pid
 	shift 2
@@ -133,6 +134,7 @@ vx_voff_host() {
 	case $k in 1) A=$app ;; 2) B=$app ;; 3) C=$app ;; esac
 	spec="vxlan:$VNI@$h,local=192.168.77.$k"
 	for r in "$@"; do spec="$spec,remote=$r"; done
+	spec=$spec${vx_opts:-}
 	if [ "$sock" = "$ctl" ]; then
 		sw_start --port "tap:t$k@$app,gro=on" --port "$spec,gro=on"
 	else

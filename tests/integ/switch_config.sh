@@ -46,7 +46,7 @@ expect 2 "voff switch: $conf:4: gro_max_size: 70000 is out of range (0..65536 by
 if [ -e "$ctl" ] || [ -e "$tmp/a-out.pcap" ]; then bad "something was created"
 else ok "nothing created for a bad file"; fi
 printf 'ports add pcap:%s\nstats\n' "$a" >"$conf"
-expect 2 "voff switch: $conf:2: 'stats' is not a configuration request (a file takes: ports add, features, limits)" \
+expect 2 "voff switch: $conf:2: 'stats' is not a configuration request (a file takes: ports add, features, limits, fdb add)" \
 	"$voff" switch --ctl "$ctl" --config "$conf"
 expect 2 "voff switch: $tmp/none.conf: No such file or directory" \
 	"$voff" switch --ctl "$ctl" --config "$tmp/none.conf"

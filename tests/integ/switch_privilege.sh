@@ -19,6 +19,8 @@
 #     filter), TCP still crosses with its bytes intact (SHA-256), ctl
 #     requests still work, `ports add` is refused, and SIGTERM ends the
 #     switch cleanly (exit 0, no SIGSYS);
+#  2b. --seccomp alone: vxlan ports (IPv4 and IPv6 underlays) added and
+#     removed at run time, and a remote added to one;
 #  3. seccomp_helper.c, built from src/voff/isolation.c, installs the same
 #     filter and checks that calls outside it (execve, open, fork,
 #     AF_PACKET and AF_INET6 sockets) fail with EPERM.
@@ -167,6 +169,28 @@ elif grep -q "dropped the privileges" "$tmp/out"; then
 else bad "drop-caps: $(cat "$tmp/out")"; fi
 if transfer 2000000; then ok "seccomp: TCP still crosses after the refusals"; else bad "seccomp: TCP after"; fi
 if stop; then ok "seccomp: clean exit (no SIGSYS)"; else bad "seccomp: exit status"; fi
+
+# ---- 2b. --seccomp alone: a vxlan port opened at run time ---------------------
+# Its epoll set, eventfd, IPv6 socket and route MTU probe (connect) are
+# in the list that opening ports allows.
+ip -n "$a" link set lo up
+start --seccomp
+if vctl ports add "vxlan:42@$a,local=127.0.0.1:4799,remote=127.0.0.1:4798" \
+	2>"$tmp/out" && vctl ports | grep -q " vxlan42 "; then
+	ok "seccomp: ports add vxlan (IPv4) at run time"
+else bad "seccomp: ports add vxlan: $(cat "$tmp/out")"; fi
+if vctl ports add "vxlan:43@$a,local=[::1]:4799" 2>"$tmp/out" &&
+	vctl ports | grep -q " vxlan43 "; then
+	ok "seccomp: ports add vxlan (IPv6) at run time"
+else bad "seccomp: ports add vxlan IPv6: $(cat "$tmp/out")"; fi
+if vctl remotes add vxlan43 "[::1]:4797" 2>"$tmp/out" &&
+	vctl remotes vxlan43 | grep -qF "[::1]:4797"; then
+	ok "seccomp: remotes add at run time"
+else bad "seccomp: remotes add: $(cat "$tmp/out")"; fi
+if vctl ports del vxlan42 && vctl ports del vxlan43; then
+	ok "seccomp: vxlan ports removed"
+else bad "seccomp: ports del vxlan"; fi
+if stop; then ok "seccomp: clean exit after vxlan ports"; else bad "seccomp: exit status (vxlan)"; fi
 
 # ---- 3. the filter refuses the rest -------------------------------------------
 if command -v cc >/dev/null && pkg-config --exists libcap libseccomp; then

@@ -262,7 +262,7 @@ static void t_kinds(void)
 		"packet:IFNAME[@NETNS]", "pcap:FILE[,sink=FILE]",
 		"vhost-user:PATH",
 		"vxlan:VNI[@NETNS][,local=ADDR[:PORT]][,remote=ADDR[:PORT]]"
-		"[,udp_csum=on|off]",
+		"[,udp_csum=on|off][,udp_offload=on|off]",
 	};
 	const struct voff_port_spec_kind *k;
 	char buf[128];
@@ -376,7 +376,8 @@ static void t_policy(void)
 	CHECK(strstr(r, "\nSPEC: one of\n  tap:NAME[@NETNS]\n"
 			"  tun:NAME[@NETNS]\n  packet:IFNAME[@NETNS]\n"
 			"  vxlan:VNI[@NETNS][,local=ADDR[:PORT]]"
-			"[,remote=ADDR[:PORT]][,udp_csum=on|off]\n"
+			"[,remote=ADDR[:PORT]][,udp_csum=on|off]"
+			"[,udp_offload=on|off]\n"
 			"followed by"));
 	CHECK(!strstr(r, "pcap"));
 	CHECK(!strstr(r, "vhost-user"));

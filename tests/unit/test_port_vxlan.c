@@ -49,10 +49,13 @@ static union voff_udp_addr lo(uint16_t port)
 	return a;
 }
 
-/* A VXLAN port on 127.0.0.1:port_no(0) with remotes port_no(1 .. n). */
-static struct voff_port *vx_open(unsigned int n)
+/*
+ * A VXLAN port on 127.0.0.1:port_no(0) with remotes port_no(1 .. n);
+ * @single: one datagram per system call (udp_offload=off)
+ */
+static struct voff_port *vx_open_opt(unsigned int n, bool single)
 {
-	struct voff_vxlan_cfg c = { .vni = VNI };
+	struct voff_vxlan_cfg c = { .vni = VNI, .udp_offload_off = single };
 	struct voff_port_cfg pc = { .kind = VOFF_PORT_VXLAN, .vxlan = &c };
 	struct voff_port *port;
 
@@ -61,6 +64,11 @@ static struct voff_port *vx_open(unsigned int n)
 		c.remote[c.n_remote++] = lo(port_no((int)i + 1));
 	CHECK_OK(voff_port_open(&port, &pc));
 	return port;
+}
+
+static struct voff_port *vx_open(unsigned int n)
+{
+	return vx_open_opt(n, false);
 }
 
 /* A plain UDP socket on 127.0.0.1:@port: one datagram per recv(). */
@@ -176,12 +184,14 @@ static void t_encap(void)
 
 /*
  * A TCP super-packet leaves as exactly the segments voff_gso_segment()
- * makes, each behind the header, in one train of one sendmmsg().
+ * makes, each behind the header, in one train of one sendmmsg(); with
+ * @single (udp_offload=off), as 11 messages of one datagram each, one
+ * system call each.
  */
-static void t_super_train(void)
+static void super_train(bool single)
 {
 	static uint8_t frame[20000], got[4096];
-	struct voff_port *port = vx_open(1);
+	struct voff_port *port = vx_open_opt(1, single);
 	struct voff_pool *pool;
 	struct voff_pkt *pkt, *seg[64];
 	struct voff_batch b;
@@ -208,14 +218,25 @@ static void t_super_train(void)
 	CHECK(quiet(fd));
 	voff_pkt_free_bulk(seg, (unsigned int)n);
 	CHECK_OK(voff_port_vxlan_stats(port, NULL, &us));
-	CHECK_EQ(us.tx_calls, 1);
-	CHECK_EQ(us.tx_msgs, 1);
-	CHECK_EQ(us.tx_trains, 1);
+	CHECK_EQ(us.tx_calls, single ? 11 : 1);
+	CHECK_EQ(us.tx_msgs, single ? 11 : 1);
+	CHECK_EQ(us.tx_trains, single ? 0 : 1);
 	CHECK_EQ(us.tx_datagrams, 11);
+	CHECK_EQ(us.fallback_gso_probe, 0);
 	close(fd);
 	voff_port_close(port);
 	CHECK_EQ(voff_pool_in_use(pool), 0);
 	voff_pool_free(pool);
+}
+
+static void t_super_train(void)
+{
+	super_train(false);
+}
+
+static void t_super_single(void)
+{
+	super_train(true);
 }
 
 /* Receive up to @want frames within 1 s. */
@@ -530,6 +551,19 @@ static void t_spec_switch(void)
 	CHECK_STR_EQ(text, "vxlan:100,local=192.0.2.1:4789,remote="
 			   "192.0.2.2:4789,remote=192.0.2.3:8472,"
 			   "udp_csum=off");
+	CHECK(!s.vxlan.udp_offload_off);
+	CHECK_OK(voff_port_spec_parse(&s, "vxlan:7,local=::1,"
+					  "udp_offload=off"));
+	CHECK(s.vxlan.udp_offload_off);
+	CHECK_GT(voff_port_spec_format(&s, false, text, sizeof(text)), 0);
+	CHECK_STR_EQ(text, "vxlan:7,local=[::1]:4789,udp_offload=off");
+	CHECK_OK(voff_port_spec_parse(&s, "vxlan:7,local=::1,"
+					  "udp_offload=on"));
+	CHECK(!s.vxlan.udp_offload_off);
+	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:7,local=::1,"
+					  "udp_offload=no"),
+		 -EINVAL);
+	CHECK_STR_EQ(s.err, "udp_offload: expected on or off");
 	CHECK_EQ(voff_port_spec_parse(&s, "vxlan:16777216,local=::1"),
 		 -EINVAL);
 	CHECK_STR_EQ(s.err, "VNI '16777216': expected 0 to 16777215");
@@ -574,6 +608,7 @@ static void t_spec_switch(void)
 }
 
 CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
+	   CHECK_TEST(t_super_single),
 	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
 	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime),
 	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),

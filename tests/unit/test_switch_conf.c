@@ -8,6 +8,7 @@
  * and MAC entries, refusals that change nothing, and the events all of
  * it reports (no privileges: pcap and memory ports)
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -19,6 +20,8 @@
 #include <voff/feat.h>
 #include <voff/port.h>
 #include <voff/switch.h>
+#include <voff/udp.h>
+#include <voff/vxlan.h>
 
 #include "check.h"
 #include "switch_int.h"
@@ -230,10 +233,10 @@ static void t_refused(void)
 		"(kinds: tap, tun, packet, pcap, vhost-user, vxlan)");
 	refused("stats", -EINVAL,
 		"/etc/voff/x.conf:3: 'stats' is not a configuration request "
-		"(a file takes: ports add, features, limits)");
+		"(a file takes: ports add, features, limits, fdb add)");
 	refused("ports del vt0", -EINVAL,
 		"/etc/voff/x.conf:3: 'ports del' is not a configuration "
-		"request (a file takes: ports add, features, limits)");
+		"request (a file takes: ports add, features, limits, fdb add)");
 	refused("frob", -EINVAL,
 		"/etc/voff/x.conf:3: unknown command 'frob' (try help)");
 	refused("-j ports add tap:y", -EINVAL,
@@ -353,6 +356,116 @@ static void t_save_roundtrip(void)
 	}
 	voff_switch_free(sw2);
 	voff_switch_free(sw);
+}
+
+/* Request @req of the control language on @sw; Return: its result. */
+static int ctl(struct voff_switch *sw, const char *req)
+{
+	FILE *f = fopen("/dev/null", "w");
+	int err;
+
+	CHECK(f != NULL);
+	err = voff_switch_ctl(sw, req, strlen(req), f);
+	fclose(f);
+	return err;
+}
+
+/* The remotes of port vxlan42 of @sw, as "A B ..." (static buffer). */
+static const char *remotes(const struct voff_switch *sw)
+{
+	static char text[512];
+	union voff_udp_addr a[VOFF_VXLAN_REMOTES_MAX];
+	int id = voff_switch_find(sw, "vxlan42");
+	unsigned int n;
+	size_t at = 0;
+
+	CHECK_GE(id, 0);
+	n = voff_port_vxlan_remotes(voff_switch_port(sw, (unsigned int)id), a,
+				    VOFF_VXLAN_REMOTES_MAX);
+	text[0] = '\0';
+	for (unsigned int i = 0; i < n; i++) {
+		char buf[64];
+
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s%s",
+				       i ? " " : "",
+				       voff_udp_addr_format(&a[i], buf,
+							    sizeof(buf)));
+	}
+	return text;
+}
+
+/*
+ * Remotes and static MAC entries changed at run time are saved: the spec
+ * carries the remotes as they are, `fdb add` lines the static entries;
+ * reading it back into a new switch restores both, and a reload of the
+ * running switch puts back the saved remotes instead of refusing the
+ * changed spec.
+ */
+static void t_save_vxlan(void)
+{
+	unsigned int p = 30000 + (unsigned int)(getpid() % 2000) * 8;
+	struct voff_switch_conf_result r;
+	struct voff_switch_conf *c;
+	struct voff_switch *sw, *sw2;
+	struct voff_switch_fdb_entry e[4];
+	char text[512], req[128], want[512], first[8192];
+
+	snprintf(text, sizeof(text),
+		 "ports add vxlan:42,local=127.0.0.1:%u,remote=127.0.0.1:%u\n",
+		 p, p + 1);
+	sw = switch_from(text, &r);
+	CHECK_EQ(r.added, 1);
+	snprintf(req, sizeof(req), "remotes add vxlan42 127.0.0.1:%u", p + 2);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "remotes del vxlan42 127.0.0.1:%u", p + 1);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req),
+		 "fdb add 02:00:00:00:00:0b vxlan42 127.0.0.1:%u", p + 3);
+	CHECK_OK(ctl(sw, req));
+	snprintf(first, sizeof(first), "%s", saved(sw));
+	snprintf(want, sizeof(want),
+		 "ports add vxlan:42,local=127.0.0.1:%u,remote=127.0.0.1:%u\n"
+		 "fdb add 02:00:00:00:00:0b vxlan42 127.0.0.1:%u\n",
+		 p, p + 2, p + 3);
+	CHECK_STR_EQ(first, want);
+
+	/* A new switch from it: the same remotes, the same static entry. */
+	voff_switch_free(sw);
+	sw2 = switch_from(first, &r);
+	CHECK_EQ(r.added, 1);
+	snprintf(want, sizeof(want), "127.0.0.1:%u", p + 2);
+	CHECK_STR_EQ(remotes(sw2), want);
+	CHECK_EQ(voff_switch_fdb(sw2, e, 4), 1);
+	CHECK(e[0].is_static);
+	CHECK_EQ(ntohs(e[0].remote.in4.sin_port), p + 3);
+	CHECK_STR_EQ(saved(sw2), first);
+
+	/* Changed again, then reloaded: the saved remotes come back. */
+	snprintf(req, sizeof(req), "remotes add vxlan42 127.0.0.1:%u", p + 4);
+	CHECK_OK(ctl(sw2, req));
+	CHECK_OK(ctl(sw2, "fdb del 02:00:00:00:00:0b"));
+	CHECK_OK(voff_switch_conf_new(&c));
+	CHECK_OK(conf_text(c, first, "t.conf"));
+	CHECK_OK(voff_switch_conf_apply(sw2, c, 0, &r));
+	CHECK_EQ(r.changed, 1);
+	CHECK_EQ(r.added + r.removed, 0);
+	CHECK_STR_EQ(remotes(sw2), want);
+	CHECK_STR_EQ(saved(sw2), first);
+	voff_switch_conf_free(c);
+
+	/* fdb lines name a declared port, and a REMOTE only for vxlan. */
+	CHECK_OK(voff_switch_conf_new(&c));
+	CHECK_EQ(conf_text(c, "fdb add 02:00:00:00:00:0b vxlan42\n", "f"),
+		 -ENOENT);
+	CHECK_STR_EQ(voff_switch_conf_error(c),
+		     "f:1: no port 'vxlan42' declared above");
+	CHECK_EQ(conf_text(c, "ports add vxlan:42,local=127.0.0.1\n"
+			      "fdb add 03:00:00:00:00:0b vxlan42\n", "f"),
+		 -EINVAL);
+	CHECK_STR_EQ(voff_switch_conf_error(c),
+		     "f:2: '03:00:00:00:00:0b' is not a unicast MAC address");
+	voff_switch_conf_free(c);
+	voff_switch_free(sw2);
 }
 
 /* Run steps until the pcap ports have delivered their files. */
@@ -686,6 +799,7 @@ static void t_limit_default(void)
 
 CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_vxlan_name), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_read_atomic), CHECK_TEST(t_save_roundtrip),
+	   CHECK_TEST(t_save_vxlan),
 	   CHECK_TEST(t_apply_difference), CHECK_TEST(t_apply_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),
 	   CHECK_TEST(t_spec_format), CHECK_TEST(t_limit_default))

@@ -563,6 +563,36 @@ static void t_no_gso_gro(void)
 	done(tx, rx, g, p);
 }
 
+/* SINGLE: no trains either way, and one datagram per system call. */
+static void t_single(void)
+{
+	struct voff_udp *tx, *rx;
+	uint8_t *p = pattern(300 * 100);
+	struct iovec v = { p, 300 * 100 };
+	struct got *g = got_new();
+	struct voff_udp_info info;
+	struct voff_udp_stats st;
+
+	pair(AF_INET, VOFF_UDP_F_SINGLE, VOFF_UDP_F_SINGLE, &tx, &rx);
+	voff_udp_info(tx, &info);
+	CHECK(!info.gso && !info.gro);
+	voff_udp_info(rx, &info);
+	CHECK(!info.gso && !info.gro);
+	CHECK_EQ(info.rx_batch, 1);
+	CHECK_EQ(voff_udp_send(tx, &v, 1, 100, NULL), 300);
+	drain(rx, g, 300);
+	CHECK_MEM_EQ(g->buf, p, 300 * 100);
+	st = stats(tx);
+	CHECK_EQ(st.tx_msgs, 300);
+	CHECK_EQ(st.tx_trains, 0);
+	CHECK_EQ(st.tx_calls, 300);
+	st = stats(rx);
+	CHECK_EQ(st.rx_msgs, 300);
+	CHECK_EQ(st.rx_trains, 0);
+	CHECK_GE(st.rx_calls, 300); /* one message per call */
+	done(tx, rx, g, p);
+}
+
 /* ---- fallbacks ----------------------------------------------------------- */
 
 static unsigned int eio_calls;
@@ -1142,6 +1172,7 @@ CHECK_MAIN(CHECK_TEST(t_addr), CHECK_TEST(t_open_info),
 	   CHECK_TEST(t_train_limits), CHECK_TEST(t_max_train_whole),
 	   CHECK_TEST(t_random_vs_twin),
 	   CHECK_TEST(t_send_sg), CHECK_TEST(t_no_gso_gro),
+	   CHECK_TEST(t_single),
 	   CHECK_TEST(t_eio_fallback), CHECK_TEST(t_nonblock_drop),
 	   CHECK_TEST(t_reuseaddr), CHECK_TEST(t_train_refused),
 	   CHECK_TEST(t_probe_fallback), CHECK_TEST(t_send_frames),

@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# vxlan.sh - the overlay benchmark of issue #16: TCP between ns A and ns B
+# across two "hosts" (namespaces joined by veths to an underlay bridge, as
+# tests/integ/lib_vxlan.sh draws them), both ways, in the same run through
+#
+#   voff:    ns A -TAP- voff switch, vxlan:42,gro=on (host 1) - underlay -
+#            (host 2) voff switch, vxlan:42,gro=on -TAP- ns B
+#   kernel:  ns A -veth- br0 + vxlan0 (host 1) - underlay -
+#            (host 2) vxlan0 + br0 -veth- ns B
+#   single:  voff with udp_offload=off: no UDP_SEGMENT, no UDP_GRO, one
+#            datagram per system call on the VXLAN sockets
+#
+# inner MTU 1450 everywhere.  REPS rounds, each running every scenario
+# once (interleaved, so a load that comes and goes hits them alike).  For
+# the voff scenarios it also reads the VXLAN ports' socket counters
+# (udp_tx_calls, udp_rx_calls of `voff ctl stats`) of both switches around
+# each run: sendmmsg() and recvmmsg() calls per MB that iperf3 moved (the
+# TAP's reads and writes are not counted).  With STRACE=1 it also runs
+# `strace -c -f` on host 1's switch during the A -> B runs, as a
+# cross-check of the counters (strace slows the switch: its runs are not
+# the throughput figures' runs).
+#
+# Prints medians and the ratios: voff/kernel each way, trains/single each
+# way, system calls per MB single/trains; writes the medians as TSV
+# (vxlan.tsv) and PNG plots (gnuplot; skipped cleanly without it).
+#
+# Needs root, iperf3, ethtool, python3 and the vxlan module.
+# VOFF=path of voff (required); REPS (default 3); SECS per iperf3 run
+# (default 10); CC, the congestion control (default cubic, as e2e.sh);
+# OUT, where the TSV and plots go (default docs/img; OUT= for none);
+# ONLY, a bash regular expression of scenarios to run (voff|kernel|single);
+# SHORT=1: REPS=1, SECS=2, about a minute in all.  Progress goes to
+# stderr.  Removes everything it created, also on Ctrl-C.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+: "${VOFF:?set VOFF to the voff binary}"
+if [ "${SHORT:-0}" = 1 ]; then
+	reps=${REPS:-1} secs=${SECS:-2}
+else
+	reps=${REPS:-3} secs=${SECS:-10}
+fi
+cc=${CC:-cubic}
+only=${ONLY:-.}
+outdir=${OUT-$root/docs/img}
+strace_on=${STRACE:-0}
+
+tag=vb
+# shellcheck source=tests/integ/lib_vxlan.sh
+. "$root/tests/integ/lib_vxlan.sh"
+[ "$(id -u)" -eq 0 ] || { echo "vxlan: needs root" >&2; exit 1; }
+vx_require iperf3 ethtool >&2 || exit 1
+[ "$strace_on" = 1 ] && ! command -v strace >/dev/null &&
+	{ echo "vxlan: STRACE=1 needs strace" >&2; exit 1; }
+
+ctl2=$LIB_TMP/voff2.ctl
+raw=$LIB_TMP/raw.tsv
+pids=()
+
+say() { echo "vxlan: $*" >&2; }
+
+# setup SCENARIO - the two hosts afresh; $pids: the switches, if any
+setup() {
+	ns_reset
+	rm -f "$ctl" "$ctl2"
+	pids=()
+	vx_underlay 2
+	case $1 in
+	kernel)
+		vx_kernel_host 1 192.168.77.2
+		vx_kernel_host 2 192.168.77.1
+		;;
+	voff | single)
+		vx_opts=
+		[ "$1" = single ] && vx_opts=,udp_offload=off
+		vx_voff_host 1 "$ctl" 192.168.77.2 >&2
+		vx_voff_host 2 "$ctl2" 192.168.77.1 >&2
+		pids=("$swpid" "${lib_pids[-1]}")
+		;;
+	esac
+	# ARP, and the MACs learned on both hosts, before timing anything.
+	nsping "$A" 10.77.0.2 5 && nsping "$B" 10.77.0.1 3
+}
+
+# ticks - CPU ticks (user + system) of the switches, summed
+ticks() {
+	local p sum=0
+	for p in "${pids[@]}"; do
+		sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$p/stat")))
+	done
+	echo "$sum"
+}
+
+# calls KEY - a VXLAN socket counter summed over both switches
+calls() {
+	echo $(($(vx_stat "$ctl" vxlan42 "$1") + $(vx_stat "$ctl2" vxlan42 "$1")))
+}
+
+# strace_c - host 1's switch under strace -c -f while iperf3 runs A -> B
+# once more; prints "sendmmsg recvmmsg bytes"
+strace_c() {
+	local st=$LIB_TMP/strace.txt out=$LIB_TMP/strace.json sp
+	strace -c -f -qq -o "$st" -p "${pids[0]}" &
+	sp=$!
+	sleep 0.5
+	IPERF_PORT=5299 iperf_run "$A" "$B" 10.77.0.2 "$secs" "$out" -C "$cc"
+	kill -INT "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	python3 - "$st" "$out" <<'PY'
+import json, sys
+n = {"sendmmsg": 0, "recvmmsg": 0}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[-1] in n:
+        n[f[-1]] = int(f[3])
+b = json.load(open(sys.argv[2]))["end"]["sum_received"]["bytes"]
+print(n["sendmmsg"], n["recvmmsg"], b)
+PY
+}
+
+# run SCENARIO DIR - one iperf3 run; appends a row to $raw: scenario, dir,
+# Gbit/s, switches' CPU % (of one core, summed), sendmmsg and recvmmsg
+# calls per MB (both hosts), or "-" where they do not apply
+run() {
+	local s=$1 dir=$2 out=$LIB_TMP/iperf.json hz t0 t1 c0 c1
+	local tx0=0 rx0=0 tx1=0 rx1=0 bytes bps cpu=- txmb=- rxmb=- arg=()
+	[ "$dir" = "B->A" ] && arg=(-R)
+	hz=$(getconf CLK_TCK)
+	if [ ${#pids[@]} -gt 0 ]; then
+		tx0=$(calls udp_tx_calls) rx0=$(calls udp_rx_calls)
+		c0=$(ticks)
+	fi
+	t0=$(date +%s.%N)
+	if ! IPERF_PORT=5299 iperf_run "$A" "$B" 10.77.0.2 "$secs" "$out" \
+		-C "$cc" "${arg[@]}"; then
+		say "$s $dir: iperf3 failed, run left out"
+		return 0
+	fi
+	t1=$(date +%s.%N)
+	bps=$(iperf_bps "$out")
+	bytes=$(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"])' "$out")
+	if [ ${#pids[@]} -gt 0 ]; then
+		c1=$(ticks)
+		tx1=$(calls udp_tx_calls) rx1=$(calls udp_rx_calls)
+		read -r cpu txmb rxmb < <(python3 -c '
+import sys
+c0, c1, hz, t0, t1, tx, rx, b = map(float, sys.argv[1:])
+mb = b / 1e6
+print("%.0f %.1f %.1f" % ((c1 - c0) / hz / (t1 - t0) * 100, tx / mb, rx / mb))
+' "$c0" "$c1" "$hz" "$t0" "$t1" $((tx1 - tx0)) $((rx1 - rx0)) "$bytes")
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$dir" \
+		"$(python3 -c "print('%.3f' % ($bps / 1e9))")" "$cpu" "$txmb" \
+		"$rxmb" >> "$raw"
+	say "$s $dir: $((bps / 1000000)) Mbit/s, switches ${cpu}% CPU," \
+		"sendmmsg/MB $txmb, recvmmsg/MB $rxmb"
+}
+
+scenarios=(voff kernel single)
+: > "$raw"
+: > "$LIB_TMP/strace.tsv"
+for rep in $(seq "$reps"); do
+	say "round $rep of $reps (${secs}s per run)"
+	for s in "${scenarios[@]}"; do
+		[[ $s =~ $only ]] || continue
+		if ! setup "$s"; then
+			say "$s: no ping across the overlay, scenario left out"
+			continue
+		fi
+		run "$s" "A->B"
+		run "$s" "B->A"
+		if [ "$strace_on" = 1 ] && [ ${#pids[@]} -gt 0 ]; then
+			printf '%s\t%s\n' "$s" "$(strace_c)" \
+				>> "$LIB_TMP/strace.tsv"
+		fi
+	done
+done
+ns_reset
+
+tsv=
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	tsv=$outdir/vxlan.tsv
+fi
+python3 - "$raw" "${tsv:-}" "$cc" "$secs" "$LIB_TMP/strace.tsv" <<'PY'
+import statistics, sys
+raw, tsv, cc, secs, stf = sys.argv[1:]
+names = {"voff": "voff overlay (trains)",
+         "kernel": "kernel overlay (vxlan + bridge)",
+         "single": "voff, one datagram per call"}
+runs = {}
+for line in open(raw):
+    s, d, g, cpu, tx, rx = line.rstrip("\n").split("\t")
+    runs.setdefault((s, d), []).append((g, cpu, tx, rx))
+
+def med(s, d, i):
+    v = [float(r[i]) for r in runs.get((s, d), []) if r[i] != "-"]
+    return statistics.median(v) if v else None
+
+def fmt(v, f="%.2f"):
+    return "-" if v is None else f % v
+
+print("\nVXLAN overlay, TCP ns A <-> ns B, inner MTU 1450, "
+      "CC %s, %s s per run; medians" % (cc, secs))
+print("\n| Path | Dir | runs | Gbit/s | switches CPU % | sendmmsg/MB"
+      " | recvmmsg/MB |\n|---|---|---|---|---|---|---|")
+rows = []
+for s in ("voff", "kernel", "single"):
+    for d in ("A->B", "B->A"):
+        if (s, d) not in runs:
+            continue
+        r = [med(s, d, i) for i in range(4)]
+        rows.append((names[s], d, len(runs[(s, d)]), r))
+        print("| %s | %s | %d | %s | %s | %s | %s |" % (
+            names[s], d, len(runs[(s, d)]), fmt(r[0]), fmt(r[1], "%.0f"),
+            fmt(r[2], "%.1f"), fmt(r[3], "%.1f")))
+
+def ratio(a, b):
+    return "-" if a is None or b is None or b == 0 else "%.2fx" % (a / b)
+
+print()
+for d in ("A->B", "B->A"):
+    print("voff / kernel %s: %s (target 0.7x or more)"
+          % (d, ratio(med("voff", d, 0), med("kernel", d, 0))))
+for d in ("A->B", "B->A"):
+    print("trains / one per call %s: %s (target 3x or more)"
+          % (d, ratio(med("voff", d, 0), med("single", d, 0))))
+def calls(s):
+    v = [med(s, d, i) for d in ("A->B", "B->A") for i in (2, 3)]
+    return None if None in v else sum(v)
+print("system calls per MB, one per call / trains: %s "
+      "(sendmmsg + recvmmsg; target 10x or more)"
+      % ratio(calls("single"), calls("voff")))
+try:
+    st = [l.rstrip("\n").split("\t") for l in open(stf)]
+except OSError:
+    st = []
+for s, v in st:
+    snd, rcv, b = map(int, v.split())
+    print("strace -c, host 1, %s A->B: sendmmsg %.1f/MB, recvmmsg %.1f/MB"
+          % (names[s], snd / (b / 1e6), rcv / (b / 1e6)))
+if tsv:
+    with open(tsv, "w") as f:
+        f.write("path\tdir\truns\tgbps\tcpu\tsendmmsg_per_mb"
+                "\trecvmmsg_per_mb\n")
+        for n, d, k, r in rows:
+            f.write("%s %s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
+                n, d, d, k, fmt(r[0], "%.3f"), fmt(r[1], "%.0f"),
+                fmt(r[2], "%.2f"), fmt(r[3], "%.2f")))
+    print("\nwrote " + tsv)
+PY
+
+[ -n "$tsv" ] || exit 0
+if ! command -v gnuplot >/dev/null; then
+	say "no plots (no gnuplot)"
+	exit 0
+fi
+# plot FILE TITLE YLABEL COLUMN COLOUR [FILTER]: one bar per row of the TSV
+plot() {
+	local data=$LIB_TMP/plot.tsv
+	head -1 "$tsv" > "$data"
+	tail -n +2 "$tsv" | awk -F'\t' -v c="$4" '$c != "-"' >> "$data"
+	[ "$(wc -l < "$data")" -gt 1 ] || return 0
+	gnuplot <<EOF
+set terminal pngcairo size 900,480 font "DejaVu Sans,10"
+set output "$outdir/$1"
+set datafile separator "\t"
+set title "$2"
+set ylabel "$3"
+set style data histogram
+set style fill solid 0.6 border -1
+set boxwidth 0.8
+set yrange [0:*]
+set grid ytics
+set xtics rotate by -30 left noenhanced
+set bmargin 10
+set key autotitle columnhead
+set key off
+plot "$data" using $4:xtic(1) lc rgb "$5", \\
+	"" using 0:$4:(sprintf("%.2f", \$$4)) with labels offset 0,0.6 font ",9"
+EOF
+}
+plot vxlan-throughput.png "VXLAN overlay: TCP ns A <-> ns B (median)" \
+	"Gbit/s" 4 "#3a7bd5" &&
+	plot vxlan-syscalls.png "VXLAN sockets: sendmmsg() per MB moved" \
+		"calls per MB (host 1 + host 2)" 6 "#d5793a" &&
+	plot vxlan-recvcalls.png "VXLAN sockets: recvmmsg() per MB moved" \
+		"calls per MB (host 1 + host 2)" 7 "#4a9a4a" &&
+	say "wrote $outdir/vxlan-throughput.png vxlan-syscalls.png" \
+		"vxlan-recvcalls.png"
