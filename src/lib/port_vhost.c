@@ -395,9 +395,9 @@ static void kick_drain(struct voff__vring *vr)
  * and with legacy interrupts (INTx, one line for both rings) two calls
  * that reach QEMU together raise one interrupt in the guest where two
  * apart raise two.  vhost_tx() sends the waiting call with the receive
- * queue's; when no frame comes, the receive path of the third poll after
- * the entries were published sends it (the port stays readable meanwhile,
- * so that poll is not far off).  Counts from a TCG guest are in
+ * queue's; when no frame comes, the second poll after the one that
+ * published the entries sends it (the port stays readable meanwhile, so
+ * that poll is not far off).  Counts from a TCG guest are in
  * docs/vhost-user.md.
  */
 #define TX_CALL_POLLS 2
