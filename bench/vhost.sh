@@ -18,7 +18,9 @@
 #   the guest), and the tap backend as anchor.
 # Per run: Gbit/s (iperf3's server in the namespace), and per KB moved:
 # the guest's CPU (non-idle time of its /proc/stat), QEMU's vCPU thread,
-# QEMU as a whole, voff's switch (0 for the tap backend), in microseconds.
+# QEMU as a whole, voff's switch (0 for the tap backend), in microseconds;
+# per MB moved: the guest's interrupts (its /proc/interrupts, the virtio
+# line) and kicks (ethtool -S: tx and rx queue kicks), voff's calls.
 #
 # Needs root, iperf3 (also copied into the guest), and what
 # tests/integ/vhost_qemu.sh needs (QEMU, a guest kernel, busybox).
@@ -105,11 +107,21 @@ setup() {
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+# calls - the notifications voff's switch has sent its guest
+calls() {
+	"$voff" ctl --ctl "$ctl" -j stats 2>/dev/null | python3 -c '
+import json, sys
+print(sum(p.get("vhost_guest_calls", 0) for p in json.load(sys.stdin)))' 2>/dev/null ||
+		echo 0
+}
+
 run_n=0
-# measure DIR ID - one iperf3 run, the guest's step ID; prints "gbps guest vcpu qemu switch" (the
-# last four in us per KB), or nothing when it failed
+# measure DIR ID - one iperf3 run, the guest's step ID; prints "gbps guest
+# vcpu qemu switch irq kicks calls" (guest to switch in us per KB, then the
+# guest's interrupts, its kicks and voff's calls per MB), or nothing when it
+# failed
 measure() {
-	local dir=$1 id=$2 r='' json q0 q1 v0 v1 s0=0 s1=0
+	local dir=$1 id=$2 r='' json q0 q1 v0 v1 s0=0 s1=0 c0=0 c1=0
 	[ "$dir" = down ] && r=-R
 	json=$GUEST_DIR/$id.json
 	ip netns exec "$ns" iperf3 -s -1 -J >"$json" 2>/dev/null &
@@ -117,25 +129,28 @@ measure() {
 	sleep 0.3
 	q0=$(ticks "$guest_pid")
 	v0=$(guest_vcpu_ticks)
-	[ -n "$swpid" ] && s0=$(ticks "$swpid")
+	[ -n "$swpid" ] && s0=$(ticks "$swpid") && c0=$(calls)
 	guest_step "$id" $((secs + 40)) "
-a=\$(head -1 /proc/stat)
+n() { awk '/virtio/ { i += \$2 } END { print i + 0 }' /proc/interrupts
+      ethtool -S eth0 2>/dev/null | awk '/_kicks:/ { k += \$2 } END { print k + 0 }'; }
+a=\$(head -1 /proc/stat) an=\$(n)
 iperf3 -c $GUEST_PEER_IP -t $secs $r >/dev/null 2>&1
 echo \"@@ $id rc=\$?\"
-b=\$(head -1 /proc/stat)
-echo \"@@ $id t0=\$a\"
-echo \"@@ $id t1=\$b\"" || { say "$id: no end"; }
+b=\$(head -1 /proc/stat) bn=\$(n)
+echo \"@@ $id t0=\$a \"\$an
+echo \"@@ $id t1=\$b \"\$bn" || { say "$id: no end"; }
 	q1=$(ticks "$guest_pid")
 	v1=$(guest_vcpu_ticks)
-	[ -n "$swpid" ] && s1=$(ticks "$swpid")
+	[ -n "$swpid" ] && s1=$(ticks "$swpid") && c1=$(calls)
 	wait "$spid" 2>/dev/null
 	python3 - "$json" "$dir" "$hz" "$(guest_val "$id" t0)" \
 		"$(guest_val "$id" t1)" $((v1 - v0)) $((q1 - q0)) \
-		$((s1 - s0)) <<'PY'
+		$((s1 - s0)) $((c1 - c0)) <<'PY'
 import json, sys
 f, d, hz = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t0, t1 = sys.argv[4].split(), sys.argv[5].split()
 vcpu, qemu, sw = (int(x) / hz for x in sys.argv[6:9])
+calls = int(sys.argv[9])
 try:
     e = json.load(open(f))["end"]
     s = e["sum_received"] if d == "up" else e["sum_sent"]
@@ -145,7 +160,11 @@ try:
     busy = lambda t: sum(int(x) for i, x in enumerate(t[1:9]) if i not in (3, 4))
     guest = (busy(t1) - busy(t0)) / 100
     us = lambda sec: sec * 1e6 / kb
-    print("%.3f %.2f %.2f %.2f %.2f" % (gbps, us(guest), us(vcpu), us(qemu), us(sw)))
+    # the guest's interrupts and kicks (the last two fields), calls: per MB
+    mb = s["bytes"] / 1e6
+    irq, kicks = (int(t1[i]) - int(t0[i]) for i in (-2, -1))
+    print("%.3f %.2f %.2f %.2f %.2f %.2f %.2f %.2f" % (gbps, us(guest),
+          us(vcpu), us(qemu), us(sw), irq / mb, kicks / mb, calls / mb))
 except Exception:
     pass
 PY
@@ -165,9 +184,9 @@ row() {
 import statistics, sys
 rows = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
 if not rows:
-    print("| %s | %s | failed | | | | |" % (sys.argv[1], sys.argv[2])); sys.exit()
+    print("| %s | %s | failed | | | | | | | |" % (sys.argv[1], sys.argv[2])); sys.exit()
 m = [statistics.median(c) for c in zip(*rows)]
-print("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |" % (sys.argv[1], sys.argv[2], *m))
+print("| %s | %s |" % (sys.argv[1], sys.argv[2]) + "".join(" %.2f |" % x for x in m))
 open(sys.argv[3], "w").write("%f\n" % m[0])' "$name" "$dir" \
 		"$GUEST_DIR/$name.$dir"
 }
@@ -179,8 +198,8 @@ print("%.2fx" % (a / b) if b else "n/a")' "$GUEST_DIR/$1" "$GUEST_DIR/$2" \
 		2>/dev/null || echo n/a
 }
 
-echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB |"
-echo "|---|---|---|---|---|---|---|"
+echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB | guest irq/MB | guest kicks/MB | voff calls/MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for be in voff tap; do
 	for off in on off; do
 		say "$be, guest offloads $off: booting"

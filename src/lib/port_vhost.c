@@ -78,6 +78,7 @@ struct vhost {
 	uint32_t cfg_mtu;
 	uint32_t gen_seen;
 	bool tx_started;
+	unsigned int tx_call_wait;
 	struct voff__vhost_dev dev;
 	struct voff_port_vhost_stats st;
 	struct voff__vring_chain chain;	/* scratch: one chain at a time */
@@ -387,6 +388,37 @@ static void kick_drain(struct voff__vring *vr)
 		return;	/* nothing to drain */
 }
 
+/*
+ * The call for the transmit queue's used entries waits for frames to the
+ * guest: the ones voff just took went on to another port, whose answer
+ * (a TCP ACK back for data, more data for an ACK) comes in a step or two,
+ * and with legacy interrupts (INTx, one line for both rings) two calls
+ * that reach QEMU together raise one interrupt in the guest where two
+ * apart raise two.  vhost_tx() sends the waiting call with the receive
+ * queue's; when no frame comes, the second poll after the one that
+ * published the entries sends it (the port stays readable meanwhile, so
+ * that poll is not far off).  Counts from a TCG guest are in
+ * docs/vhost-user.md.
+ */
+#define TX_CALL_POLLS 2
+
+/* Send the transmit queue's call now, or leave it for a later poll. */
+static void tx_call(struct vhost *v, bool now)
+{
+	struct voff__vring *vr = &v->dev.vq[VHOST_TX_Q];
+
+	if (!vr->call_pending) {
+		v->tx_call_wait = 0;
+		return;
+	}
+	if (now || v->tx_call_wait >= TX_CALL_POLLS) {
+		voff__vring_call(vr);
+		v->tx_call_wait = 0;
+		return;
+	}
+	v->tx_call_wait++;
+}
+
 static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 		    struct voff_batch *b)
 {
@@ -425,10 +457,11 @@ static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 		if (!voff__port_rx_accept(port, pkt, b, 0, 0))
 			got++;
 	}
-	voff__vring_flush(vr);
+	voff__vring_publish(vr);
+	tx_call(v, false);
 	/*
-	 * Stay readable while entries wait (the batch or the pool ran out),
-	 * else drain the kick and ask for the next one.
+	 * Stay readable while entries wait (the batch or the pool ran out)
+	 * or a call does, else drain the kick and ask for the next one.
 	 */
 	if (voff__vring_avail(vr)) {
 		if (!kicked)
@@ -436,7 +469,7 @@ static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 	} else {
 		if (kicked)
 			kick_drain(vr);
-		if (voff__vring_arm(vr))
+		if (voff__vring_arm(vr) || vr->call_pending)
 			kick_self(vr);
 	}
 	return got ? got : err;
@@ -655,6 +688,7 @@ static int vhost_tx(struct voff_port *port, struct voff_pkt **pkts,
 	for (; i < n; i++)
 		res[i] = -EAGAIN;
 	voff__vring_flush(vr);
+	tx_call(v, true);	/* with the receive queue's */
 	return 0;
 }
 

@@ -227,6 +227,8 @@ struct voff__vring_chain {
  *		range): nothing more is taken until the ring restarts
  * @event_idx:	VIRTIO_RING_F_EVENT_IDX negotiated
  * @indirect:	VIRTIO_RING_F_INDIRECT_DESC negotiated
+ * @call_pending: the guest asked to be notified of entries published
+ *		(voff__vring_publish()) and voff__vring_call() has not yet
  * @calls:	notifications written to @call
  */
 struct voff__vring {
@@ -246,6 +248,7 @@ struct voff__vring {
 	bool broken;
 	bool event_idx;
 	bool indirect;
+	bool call_pending;
 	uint64_t calls;
 };
 
@@ -308,6 +311,26 @@ void voff__vring_put(struct voff__vring *vr, uint16_t head, uint32_t len);
  * Return: true when the guest was notified.
  */
 bool voff__vring_flush(struct voff__vring *vr);
+
+/**
+ * voff__vring_publish() - publish the used entries queued, notify later
+ *
+ * voff__vring_flush() without the eventfd write: the used index is
+ * stored and the guest's wish to be notified (used_event with EVENT_IDX,
+ * else VRING_AVAIL_F_NO_INTERRUPT) is remembered until voff__vring_call().
+ * The caller delays the call (never skips it) to send it together with
+ * another ring's: with legacy interrupts both rings share one line, and
+ * QEMU raises it once for calls that arrive together.
+ *
+ * Return: true when a call is pending.
+ */
+bool voff__vring_publish(struct voff__vring *vr);
+
+/**
+ * voff__vring_call() - the notification voff__vring_publish() left pending
+ * Return: true when the guest was notified (nothing pending: false).
+ */
+bool voff__vring_call(struct voff__vring *vr);
 
 /**
  * voff__vring_arm() - ask for a kick on the next available entry

@@ -243,13 +243,13 @@ static bool need_event(uint16_t event, uint16_t now, uint16_t old)
 	return (uint16_t)(now - event - 1) < (uint16_t)(now - old);
 }
 
-bool voff__vring_flush(struct voff__vring *vr)
+bool voff__vring_publish(struct voff__vring *vr)
 {
 	uint16_t now = vr->used_idx, old = vr->signalled;
 	bool notify;
 
 	if (!vr->used || now == vr->published)
-		return false;
+		return vr->call_pending;
 	/* The entries before the index that shows them. */
 	__atomic_store_n(&vr->used[1], htole16(now), __ATOMIC_RELEASE);
 	vr->published = now;
@@ -263,15 +263,29 @@ bool voff__vring_flush(struct voff__vring *vr)
 	}
 	vr->signalled = now;
 	vr->signalled_ok = true;
-	if (!notify || vr->call < 0)
-		return false;
-	{
-		uint64_t one = 1;
+	if (notify && vr->call >= 0)
+		vr->call_pending = true;
+	return vr->call_pending;
+}
 
-		if (write(vr->call, &one, sizeof(one)) == sizeof(one))
-			vr->calls++;
-	}
+bool voff__vring_call(struct voff__vring *vr)
+{
+	uint64_t one = 1;
+
+	if (!vr->call_pending)
+		return false;
+	vr->call_pending = false;
+	if (vr->call < 0)
+		return false;
+	if (write(vr->call, &one, sizeof(one)) == sizeof(one))
+		vr->calls++;
 	return true;
+}
+
+bool voff__vring_flush(struct voff__vring *vr)
+{
+	voff__vring_publish(vr);
+	return voff__vring_call(vr);
 }
 
 bool voff__vring_arm(struct voff__vring *vr)

@@ -295,6 +295,49 @@ static void t_used_batch(void)
 	teardown(&f);
 }
 
+/*
+ * publish shows the entries at once and keeps the call for later; call
+ * sends it once; a batch the guest wants no call for leaves one pending.
+ */
+static void t_publish_call(void)
+{
+	uint8_t hdr[12] = { 0 }, frame[64] = { 0 };
+	struct voff__vring_chain c;
+	struct fixture f;
+
+	setup(&f, 256, FEAT_BASE | VHOST_BIT(VIRTIO_RING_F_EVENT_IDX));
+	vg_tx(&f.g, hdr, 12, frame, 64, 0, false);
+	CHECK_EQ(pop(&f, VHOST_TX_Q, &c), 1);
+	voff__vring_put(txq(&f), c.head, 0);
+	CHECK(voff__vring_publish(txq(&f)));
+	CHECK_EQ(vg_used_idx(&f.g, VHOST_TX_Q), 1);
+	CHECK_EQ(vg_calls(&f.g, VHOST_TX_Q), 0);
+	CHECK(txq(&f)->call_pending);
+	/* A batch the guest wants no call for keeps the one pending. */
+	vg_set_used_event(&f.g, VHOST_TX_Q, 9);
+	vg_tx(&f.g, hdr, 12, frame, 64, 0, false);
+	CHECK_EQ(pop(&f, VHOST_TX_Q, &c), 1);
+	voff__vring_put(txq(&f), c.head, 0);
+	CHECK(voff__vring_publish(txq(&f)));
+	CHECK_EQ(vg_used_idx(&f.g, VHOST_TX_Q), 2);
+	CHECK(voff__vring_call(txq(&f)));
+	CHECK_EQ(vg_calls(&f.g, VHOST_TX_Q), 1);
+	CHECK_EQ(txq(&f)->calls, 1);
+	/* Sent: nothing more to send. */
+	CHECK(!voff__vring_call(txq(&f)));
+	CHECK(!voff__vring_publish(txq(&f)));
+	CHECK_EQ(vg_calls(&f.g, VHOST_TX_Q), 0);
+	/* Not wanted (used 3 does not pass 9): nothing pending. */
+	vg_tx(&f.g, hdr, 12, frame, 64, 0, false);
+	CHECK_EQ(pop(&f, VHOST_TX_Q, &c), 1);
+	voff__vring_put(txq(&f), c.head, 0);
+	CHECK(!voff__vring_publish(txq(&f)));
+	CHECK(!voff__vring_call(txq(&f)));
+	CHECK_EQ(vg_used_idx(&f.g, VHOST_TX_Q), 3);
+	CHECK_EQ(vg_calls(&f.g, VHOST_TX_Q), 0);
+	teardown(&f);
+}
+
 /* EVENT_IDX: calls only past used_event; kicks asked past last_avail. */
 static void t_event_idx(void)
 {
@@ -375,5 +418,6 @@ static void t_rx_chains(void)
 
 CHECK_MAIN(CHECK_TEST(t_chains), CHECK_TEST(t_bad_chains),
 	   CHECK_TEST(t_indirect_not_acked), CHECK_TEST(t_broken),
-	   CHECK_TEST(t_used_batch), CHECK_TEST(t_event_idx),
+	   CHECK_TEST(t_used_batch), CHECK_TEST(t_publish_call),
+	   CHECK_TEST(t_event_idx),
 	   CHECK_TEST(t_unpop), CHECK_TEST(t_rx_chains))
