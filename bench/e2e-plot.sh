@@ -19,16 +19,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${2:-$root/docs/img}
 command -v gnuplot >/dev/null || { echo "e2e-plot: no gnuplot" >&2; exit 77; }
 mkdir -p "$dir"
+# shellcheck source=bench/lib_plot.sh
+. "$root/bench/lib_plot.sh"
 
 # plot FILE TITLE YLABEL COLUMN(median; min and max follow) COLOUR DIGITS
 plot() {
 	gnuplot <<EOF
-set terminal pngcairo size 900,480 font "DejaVu Sans,10"
-set output "$dir/$1"
-set datafile separator "\t"
-set title "$2"
-set ylabel "$3"
-set style data histogram
+$(plot_head "$dir/$1" "$2" "$3")
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
 set boxwidth 0.8

@@ -20,18 +20,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${2:-$root/docs/img}
 command -v gnuplot >/dev/null || { echo "small-plot: no gnuplot" >&2; exit 77; }
 mkdir -p "$dir"
+# shellcheck source=bench/lib_plot.sh
+. "$root/bench/lib_plot.sh"
 
 # plot FILE TITLE YLABEL "PLOT CLAUSES" [log]: log for a logarithmic y
 plot() {
 	local y="set yrange [0:*]"
 	[ "${5:-}" = log ] && y="set logscale y; set yrange [1:*]"
 	gnuplot <<GP
-set terminal pngcairo size 900,480 font "DejaVu Sans,10"
-set output "$dir/$1"
-set datafile separator "\t"
-set title "$2" noenhanced
-set ylabel "$3"
-set style data histogram
+$(plot_head "$dir/$1" "$2" "$3")
 set style histogram clustered gap 1
 set style fill solid 0.7 border -1
 set boxwidth 0.9

@@ -50,6 +50,8 @@ strace_on=${STRACE:-0}
 tag=vb
 # shellcheck source=tests/integ/lib_vxlan.sh
 . "$root/tests/integ/lib_vxlan.sh"
+# shellcheck source=bench/lib_plot.sh
+. "$root/bench/lib_plot.sh"
 [ "$(id -u)" -eq 0 ] || { echo "vxlan: needs root" >&2; exit 1; }
 vx_require iperf3 ethtool >&2 || exit 1
 [ "$strace_on" = 1 ] && ! command -v strace >/dev/null &&
@@ -265,12 +267,7 @@ plot() {
 	tail -n +2 "$tsv" | awk -F'\t' -v c="$4" '$c != "-"' >> "$data"
 	[ "$(wc -l < "$data")" -gt 1 ] || return 0
 	gnuplot <<EOF
-set terminal pngcairo size 900,480 font "DejaVu Sans,10"
-set output "$outdir/$1"
-set datafile separator "\t"
-set title "$2"
-set ylabel "$3"
-set style data histogram
+$(plot_head "$outdir/$1" "$2" "$3")
 set style fill solid 0.6 border -1
 set boxwidth 0.8
 set yrange [0:*]

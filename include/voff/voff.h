@@ -16,6 +16,7 @@
 #include <voff/xmit.h>
 #include <voff/port.h>
 #include <voff/netlink.h>
+#include <voff/unix.h>
 #include <voff/gso.h>
 #include <voff/gro.h>
 #include <voff/switch.h>

@@ -169,11 +169,15 @@ static int name_ok(const char *ifname)
 	return ifname && *ifname && strlen(ifname) < IFNAMSIZ ? 0 : -EINVAL;
 }
 
-/* RTM_GETLINK for @ifname in @netns, its answer parsed by @cb into @req. */
-static int get_link(const char *netns, const char *ifname, mnl_cb_t cb,
-		    void *req)
+/*
+ * Open an rtnetlink socket in @netns, run @fn on it for @ifname with @arg,
+ * and close it: the one open/close path of the calls below.
+ */
+static int nl_with(const char *netns, const char *ifname,
+		   int (*fn)(struct mnl_socket *nl, const char *ifname,
+			     void *arg),
+		   void *arg)
 {
-	char buf[NL_BUF] __attribute__((aligned(8)));
 	struct mnl_socket *nl;
 	int err;
 
@@ -182,10 +186,18 @@ static int get_link(const char *netns, const char *ifname, mnl_cb_t cb,
 		err = nl_open(netns, &nl);
 	if (err)
 		return err;
-	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname), cb,
-		      req);
+	err = fn(nl, ifname, arg);
 	mnl_socket_close(nl);
 	return err;
+}
+
+/* RTM_GETLINK for @ifname through @nl, its answer parsed into @arg. */
+static int get_link(struct mnl_socket *nl, const char *ifname, void *arg)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+
+	return nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
+		       link_cb, arg);
 }
 
 int voff_netlink_get_limits(const char *netns, const char *ifname,
@@ -194,7 +206,7 @@ int voff_netlink_get_limits(const char *netns, const char *ifname,
 {
 	struct voff_limits lim = { 0 };
 	struct link_req req = { .attr = link_attr, .arg = &lim };
-	int err = get_link(netns, ifname, link_cb, &req);
+	int err = nl_with(netns, ifname, get_link, &req);
 
 	if (err)
 		return err;
@@ -240,21 +252,14 @@ void voff__netlink_close(struct mnl_socket *nl)
 		mnl_socket_close(nl);
 }
 
-int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
-			struct voff_link_stats *out)
+/* The counters of @ifname through @nl into @arg (a voff_link_stats). */
+static int get_stats(struct mnl_socket *nl, const char *ifname, void *arg)
 {
-	char buf[NL_BUF] __attribute__((aligned(8)));
-	struct voff_link_stats st = { 0 };
+	struct voff_link_stats st = { 0 }, *out = arg;
 	struct stats_req sr = { .out = &st };
 	struct link_req req = { .attr = stats_attr, .arg = &sr };
-	int err = name_ok(ifname);
+	int err = get_link(nl, ifname, &req);
 
-	if (err)
-		return err;
-	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
-		;	/* stale replies */
-	err = nl_talk(nl, link_msg(buf, RTM_GETLINK, NLM_F_ACK, ifname),
-		      link_cb, &req);
 	if (err)
 		return err;
 	if (!req.ifindex)
@@ -265,36 +270,32 @@ int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
 	return 0;
 }
 
+int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
+			struct voff_link_stats *out)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	int err = name_ok(ifname);
+
+	if (err)
+		return err;
+	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		;	/* stale replies */
+	return get_stats(nl, ifname, out);
+}
+
 int voff_netlink_get_stats(const char *netns, const char *ifname,
 			   struct voff_link_stats *out)
 {
-	struct mnl_socket *nl;
-	int err;
-
-	err = name_ok(ifname);
-	if (!err)
-		err = nl_open(netns, &nl);
-	if (err)
-		return err;
-	err = voff__netlink_stats(nl, ifname, out);
-	mnl_socket_close(nl);
-	return err;
+	return nl_with(netns, ifname, get_stats, out);
 }
 
-int voff_netlink_set_limits(const char *netns, const char *ifname,
-			    const struct voff_limits *lim)
+/* RTM_NEWLINK for @ifname through @nl with the limits @arg sets. */
+static int set_limits(struct mnl_socket *nl, const char *ifname, void *arg)
 {
 	char buf[NL_BUF] __attribute__((aligned(8)));
-	struct mnl_socket *nl;
-	struct nlmsghdr *nlh;
-	int err;
+	const struct voff_limits *lim = arg;
+	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_ACK, ifname);
 
-	err = name_ok(ifname);
-	if (!err)
-		err = nl_open(netns, &nl);
-	if (err)
-		return err;
-	nlh = link_msg(buf, RTM_NEWLINK, NLM_F_ACK, ifname);
 	if (lim->mtu)
 		mnl_attr_put_u32(nlh, IFLA_MTU, lim->mtu);
 	if (lim->gso_max_size)
@@ -309,31 +310,31 @@ int voff_netlink_set_limits(const char *netns, const char *ifname,
 	if (lim->gro_ipv4_max_size)
 		mnl_attr_put_u32(nlh, IFLA_GRO_IPV4_MAX_SIZE,
 				 lim->gro_ipv4_max_size);
-	err = nl_talk(nl, nlh, NULL, NULL);
-	mnl_socket_close(nl);
-	return err;
+	return nl_talk(nl, nlh, NULL, NULL);
+}
+
+int voff_netlink_set_limits(const char *netns, const char *ifname,
+			    const struct voff_limits *lim)
+{
+	/* set_limits() only reads it. */
+	return nl_with(netns, ifname, set_limits, (void *)lim);
+}
+
+/* RTM_NEWLINK for @ifname through @nl: up or down as the bool @arg says. */
+static int set_up(struct mnl_socket *nl, const char *ifname, void *arg)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_ACK, ifname);
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+	ifi->ifi_change = IFF_UP;
+	ifi->ifi_flags = *(const bool *)arg ? IFF_UP : 0;
+	return nl_talk(nl, nlh, NULL, NULL);
 }
 
 int voff_netlink_set_up(const char *netns, const char *ifname, bool up)
 {
-	char buf[NL_BUF] __attribute__((aligned(8)));
-	struct mnl_socket *nl;
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
-	int err;
-
-	err = name_ok(ifname);
-	if (!err)
-		err = nl_open(netns, &nl);
-	if (err)
-		return err;
-	nlh = link_msg(buf, RTM_NEWLINK, NLM_F_ACK, ifname);
-	ifi = mnl_nlmsg_get_payload(nlh);
-	ifi->ifi_change = IFF_UP;
-	ifi->ifi_flags = up ? IFF_UP : 0;
-	err = nl_talk(nl, nlh, NULL, NULL);
-	mnl_socket_close(nl);
-	return err;
+	return nl_with(netns, ifname, set_up, &up);
 }
 
 /* ---- ethtool features ---------------------------------------------------- */

@@ -44,6 +44,7 @@
 #include <voff/feat.h>
 #include <voff/pkt.h>
 #include <voff/port.h>
+#include <voff/unix.h>
 #include <voff/vnet.h>
 
 #include "port_int.h"
@@ -188,63 +189,26 @@ static void update_info(struct voff_port *port)
 /* ---- the socket ----------------------------------------------------------- */
 
 /*
- * Listen on @path as the control socket does: replace nothing but a
- * stale socket, created 0600 by bind() itself (no chmod by name).
+ * Listen on @path as the control socket does (unix.h), and remember which
+ * file is ours, so that closing removes it and not one put there since.
  */
 static int listen_on(struct vhost *v, const char *path)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct stat st;
-	mode_t old;
-	int fd;
+	int fd = voff_unix_listen(path, 4);
 
-	if (strlen(path) >= sizeof(a.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	if (lstat(path, &st) == 0) {
-		int probe;
-
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST;
-		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (probe < 0)
-			return -errno;
-		if (connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
-			close(probe);
-			return -EADDRINUSE;
-		}
-		close(probe);
-		unlink(path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
-	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(fd, 4) < 0 || lstat(path, &st) < 0) {
+		return fd;
+	if (lstat(path, &st) < 0) {
 		int err = -errno;
 
-		umask(old);
 		close(fd);
 		return err;
 	}
-	umask(old);
 	v->sock_dev = st.st_dev;
 	v->sock_ino = st.st_ino;
 	memcpy(v->path, path, strlen(path) + 1);
 	return fd;
-}
-
-/* Our own user id or root, as the control socket answers. */
-static bool peer_ok(int c)
-{
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-	    len != sizeof(cr))
-		return false;
-	return cr.uid == geteuid() || cr.uid == 0;
 }
 
 static void accept_all(struct voff_port *port)
@@ -255,7 +219,7 @@ static void accept_all(struct voff_port *port)
 
 	while ((c = accept4(v->listen_fd, NULL, NULL,
 			    SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		if (!peer_ok(c)) {
+		if (!voff_unix_peer_ok(c, NULL)) {
 			v->st.refused_peer++;
 			close(c);
 			continue;

@@ -3,7 +3,8 @@
  * ctl_server.c - the control socket of `voff switch` (ctl_server.h)
  *
  * The socket is made 0600 and answers only its owner's user id and root
- * (SO_PEERCRED); it never replaces anything but a stale socket.
+ * (SO_PEERCRED); it never replaces anything but a stale socket (both by
+ * the library's <voff/unix.h>, as for a vhost-user port).
  *
  * Connections are served without ever blocking the forwarding loop: each
  * is non-blocking, its request is gathered as it arrives, its reply
@@ -95,50 +96,6 @@ static int ctl_dir(const char *path)
 	return 0;
 }
 
-static int ctl_listen(const char *path)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct stat st;
-	mode_t old;
-	int fd, probe;
-
-	if (strlen(path) >= sizeof(a.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(a.sun_path, path, strlen(path) + 1);
-	/* Replace nothing but a socket: not a file, not a symlink. */
-	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
-		return -EEXIST;
-	/* A socket nobody answers on is stale: replace it. */
-	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (probe >= 0 &&
-	    connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		close(probe);
-		return -EADDRINUSE;
-	}
-	if (probe >= 0)
-		close(probe);
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-		unlink(path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	/*
-	 * bind() makes the socket 0777 & ~umask: 0600 from the start, with
-	 * no chmod() by name afterwards (which would follow a symlink).
-	 */
-	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(fd, 8) < 0) {
-		int err = -errno;
-
-		umask(old);
-		close(fd);
-		return err;
-	}
-	umask(old);
-	return fd;
-}
-
 static void conn_close(struct ctl_server *s, struct ctl_conn *c)
 {
 	if (c->state == MONITORING)
@@ -163,7 +120,7 @@ int ctl_server_open(struct ctl_server **out, const char *path)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->lfd = ctl_listen(path);
+	s->lfd = voff_unix_listen(path, 8);
 	if (s->lfd < 0) {
 		err = s->lfd;
 		free(s);
@@ -197,21 +154,6 @@ ctl_server_counters(const struct ctl_server *s, unsigned int *n)
 	return s->counters;
 }
 
-/* Whether the peer on @c may talk to us: our own euid, or root. */
-static bool peer_ok(int c, uid_t *uid)
-{
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-	    len != sizeof(cr)) {
-		*uid = (uid_t)-1;
-		return false;
-	}
-	*uid = cr.uid;
-	return cr.uid == geteuid() || cr.uid == 0;
-}
-
 /* The request without its newline, for the debug log. */
 static void log_request(const struct ctl_conn *c, size_t len, int err)
 {
@@ -235,7 +177,7 @@ static void conn_answer(struct ctl_server *s, struct voff_switch *sw,
 		c->olen = 0;
 		return;
 	}
-	if (!peer_ok(c->fd, &uid)) {
+	if (!voff_unix_peer_ok(c->fd, &uid)) {
 		s->counters[C_REFUSED].value++;
 		fprintf(f, "error: permission denied: uid %ld is not the "
 			"switch's owner (uid %ld)\n", (long)(int)uid,

@@ -87,14 +87,7 @@ for _ in 1 2 3 4 5; do
 	sleep 0.3
 done
 wait "$bs" "$bt"
-if wait "$ipid"; then ok "iperf3 completed through the faults"
-else bad "iperf3 failed: $(tail -3 "$LIB_TMP/load.json")"; fi
-bps=$(iperf_bps "$LIB_TMP/load.json")
-echo "# throughput under faults: $((bps / 1000000)) Mbit/s"
-# Speed is for bench/: a test claims only that traffic kept flowing.
-if [ "$bps" -gt 0 ]; then ok "traffic flowed through the faults"
-else bad "no traffic through the faults ($bps bit/s)"; fi
-if sw_alive; then ok "switch alive"; else bad "switch exited"; exit 1; fi
+fault_load_end "$ipid"
 
 sent_s=$(cat "$LIB_TMP/blast_s") sent_t=$(cat "$LIB_TMP/blast_t")
 drop_s=$(stat_of s1 tx_dropped) drop_t=$(($(stat_of vt tx_dropped) - vt_drop0))

@@ -67,14 +67,7 @@ if grep -q "vc .*FAILED" "$LIB_TMP/ports.txt"; then
 else
 	bad "vc not failed: $(grep vc "$LIB_TMP/ports.txt")"
 fi
-if wait "$ipid"; then ok "iperf3 completed through the faults"
-else bad "iperf3 failed: $(tail -3 "$LIB_TMP/load.json")"; fi
-bps=$(iperf_bps "$LIB_TMP/load.json")
-echo "# throughput under faults: $((bps / 1000000)) Mbit/s"
-# Speed is for bench/: a test claims only that traffic kept flowing.
-if [ "$bps" -gt 0 ]; then ok "traffic flowed through the faults"
-else bad "no traffic through the faults ($bps bit/s)"; fi
-if sw_alive; then ok "switch alive"; else bad "switch exited"; exit 1; fi
+fault_load_end "$ipid"
 
 # The failed ports are still removable; their descriptors go with them.
 if vctl ports del vc && vctl ports del vd; then ok "failed ports removed"

@@ -180,6 +180,22 @@ except Exception:
 PY
 }
 
+# fault_load_end PID - the end of a fault test's load, iperf_run PID
+# writing $LIB_TMP/load.json: it completed and moved traffic (the rate is
+# printed, never asserted: speed is for bench/), and the switch is alive
+# (else the test ends at once, with status 1)
+fault_load_end() {
+	local bps
+
+	if wait "$1"; then ok "iperf3 completed through the faults"
+	else bad "iperf3 failed: $(tail -3 "$LIB_TMP/load.json")"; fi
+	bps=$(iperf_bps "$LIB_TMP/load.json")
+	echo "# throughput under faults: $((bps / 1000000)) Mbit/s"
+	if [ "$bps" -gt 0 ]; then ok "traffic flowed through the faults"
+	else bad "no traffic through the faults ($bps bit/s)"; fi
+	if sw_alive; then ok "switch alive"; else bad "switch exited"; exit 1; fi
+}
+
 # nsping NS ADDR [COUNT] - ICMP echo from NS (raw socket; no ping needed):
 # 0 when a reply came back within a second of one of COUNT tries
 nsping() {

@@ -172,22 +172,8 @@ if grep -q "notice: stopping on SIGTERM" "$tmp/switch.err"; then ok "stop logged
 else bad "stop not logged"; fi
 
 # ---- the journal's format, sd_notify, levels ---------------------------
-python3 - "$tmp/notify" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(20)
-with open(sys.argv[1] + ".log", "w") as f:
-    while True:
-        try:
-            m = s.recv(4096).decode()
-        except socket.timeout:
-            break
-        f.write(m + "\n")
-        f.flush()
-        if m.startswith("STOPPING"):
-            break
-PY
+python3 "$(dirname "$0")/dgram_sink.py" "$tmp/notify" "$tmp/notify.log" 20 \
+	'^STOPPING' &
 npid=$!
 for _ in $(seq 50); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
 printf 'ports add pcap:%s\n' "$b" >"$conf"

@@ -18,35 +18,21 @@ for tool in unshare python3; do
 done
 unshare -m true 2>/dev/null || { echo "skip: unshare -m refused"; exit 77; }
 voff=$(readlink -f "$VOFF")
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/voff-syslog-$$.XXXX)
 trap 'rm -rf "$tmp"' EXIT
 head -c 24 "$data/sample.pcap" >"$tmp/s.pcap"
 
 # In its own mount namespace: /dev/log is ours, the rest of /dev linked
 # from a bind of the real one.
-unshare -m bash -s "$tmp" "$voff" <<'SH'
+unshare -m bash -s "$tmp" "$voff" "$here/dgram_sink.py" <<'SH'
 set -u
-tmp=$1 voff=$2
+tmp=$1 voff=$2 sink=$3
 mount --make-rprivate / || exit 77
 mkdir "$tmp/dev"
 mount --bind /dev "$tmp/dev" && mount -t tmpfs tmpfs /dev || exit 77
 ln -s "$tmp/dev/null" /dev/null
-python3 - "$tmp/syslog" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind("/dev/log")
-s.settimeout(10)
-with open(sys.argv[1], "w") as f:
-    while True:
-        try:
-            m = s.recv(4096).decode()
-        except socket.timeout:
-            break
-        f.write(m + "\n")
-        f.flush()
-        if "stopping" in m:
-            break
-PY
+python3 "$sink" /dev/log "$tmp/syslog" 10 stopping &
 py=$!
 for _ in $(seq 50); do [ -S /dev/log ] && break; sleep 0.1; done
 "$voff" switch --syslog --port "pcap:$tmp/s.pcap" --ctl "$tmp/ctl" \

@@ -142,13 +142,13 @@ int vg_get_u64(struct vg *g, uint32_t req, uint64_t *out)
 	return err;
 }
 
-int vg_set(struct vg *g, uint32_t req, const void *payload, uint32_t size,
-	   bool ack)
+int vg_set_fds(struct vg *g, uint32_t req, const void *payload,
+	       uint32_t size, const int *fds, unsigned int nfds, bool ack)
 {
 	uint32_t flags = VHOST_USER_VERSION |
 			 (ack ? VHOST_USER_F_NEED_REPLY : 0);
 	uint64_t v = 0;
-	int err = vg_send(g, req, flags, payload, size, NULL, 0);
+	int err = vg_send(g, req, flags, payload, size, fds, nfds);
 
 	if (err)
 		return err;
@@ -157,6 +157,12 @@ int vg_set(struct vg *g, uint32_t req, const void *payload, uint32_t size,
 		return 0;
 	err = vg_reply(g, req, &v, 8);
 	return err ? err : (int)le64toh(v);
+}
+
+int vg_set(struct vg *g, uint32_t req, const void *payload, uint32_t size,
+	   bool ack)
+{
+	return vg_set_fds(g, req, payload, size, NULL, 0, ack);
 }
 
 /* Requests ask for a REPLY_ACK, unless the fake plays QEMU 7.2. */
@@ -176,40 +182,21 @@ static int set_state(struct vg *g, uint32_t req, uint32_t idx, uint32_t num)
 static int set_file(struct vg *g, uint32_t req, unsigned int q, int fd)
 {
 	uint64_t v = htole64(q);
-	uint64_t r = 0;
-	int err = vg_send(g, req,
-			  VHOST_USER_VERSION |
-				  (g->qemu ? 0 : VHOST_USER_F_NEED_REPLY),
-			  &v, 8, &fd, 1);
 
-	if (err)
-		return err;
-	g->pump(g->ctx);
-	if (g->qemu)
-		return 0;
-	err = vg_reply(g, req, &r, 8);
-	return err ? err : (int)le64toh(r);
+	return vg_set_fds(g, req, &v, 8, &fd, 1, !g->qemu);
 }
 
 int vg_mem_table(struct vg *g)
 {
 	uint64_t p[1 + 4] = { 0 };
-	uint64_t r = 0;
-	int err;
 
 	p[0] = htole64(1);	/* one region; u32 count + padding */
 	p[1] = htole64(VG_GPA_BASE);
 	p[2] = htole64(VG_MEM_SIZE);
 	p[3] = htole64(VG_UVA_BASE);
 	p[4] = 0;
-	err = vg_send(g, VHOST_USER_SET_MEM_TABLE,
-		      VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, p,
-		      sizeof(p), &g->memfd, 1);
-	if (err)
-		return err;
-	g->pump(g->ctx);
-	err = vg_reply(g, VHOST_USER_SET_MEM_TABLE, &r, 8);
-	return err ? err : (int)le64toh(r);
+	return vg_set_fds(g, VHOST_USER_SET_MEM_TABLE, p, sizeof(p),
+			  &g->memfd, 1, true);
 }
 
 static uint64_t uva(const struct vg *g, const void *p)

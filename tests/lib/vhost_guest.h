@@ -99,6 +99,13 @@ int vg_set(struct vg *g, uint32_t req, const void *payload, uint32_t size,
 	   bool ack);
 
 /**
+ * vg_set_fds() - vg_set() with the descriptors @fds (@nfds of them)
+ * attached to the request
+ */
+int vg_set_fds(struct vg *g, uint32_t req, const void *payload,
+	       uint32_t size, const int *fds, unsigned int nfds, bool ack);
+
+/**
  * vg_start() - the whole start-up QEMU does: features (@features acked,
  * with PROTOCOL_FEATURES and REPLY_ACK, MQ), owner, memory table, both
  * rings (size @g->num), kick and call descriptors, both rings enabled

@@ -130,6 +130,16 @@ static size_t tcp4(uint8_t *buf, size_t cap, size_t payload, uint8_t seed)
 	return tf_finish(&b);
 }
 
+/* Mark @p, a tcp4() frame, a TCP super-packet to cut at @mss. */
+static void tso4(struct voff_pkt *p, uint16_t mss)
+{
+	p->csum = VOFF_CSUM_PARTIAL;
+	p->csum_start = 34;
+	p->csum_offset = 16;
+	p->gso_type = VOFF_GSO_TCPV4;
+	p->gso_size = mss;
+}
+
 /* A 12-byte virtio_net_hdr (little-endian). */
 static void hdr12(uint8_t *h, uint8_t flags, uint8_t gso, uint16_t hdr_len,
 		  uint16_t gso_size, uint16_t start, uint16_t off)
@@ -385,11 +395,7 @@ static void t_to_guest(void)
 	vg_rx_post(&f.g, 9, 4096, 1);	/* 8 for the super-packet, 1 */
 	len = tcp4(frame, sizeof(frame), 30000, 4);
 	p = pkt_of(&f, frame, len);
-	p->csum = VOFF_CSUM_PARTIAL;
-	p->csum_start = 34;
-	p->csum_offset = 16;
-	p->gso_type = VOFF_GSO_TCPV4;
-	p->gso_size = 1448;
+	tso4(p, 1448);
 	voff_batch_init(&b);
 	voff_batch_add(&b, p);
 	voff_batch_add(&b, pkt_of(&f, frame, 54 + 10));
@@ -537,17 +543,11 @@ static void t_reconnect(void)
 		CHECK_EQ(st.refused_busy, (uint64_t)round + 1);
 		close(extra);
 		/* A reboot: rings stopped and started again. */
-		for (uint32_t q = 0; q < 2; q++) {
-			uint32_t s[2] = { htole32(q), 0 }, r[2];
-
-			CHECK_OK(vg_send(&f.g, VHOST_USER_GET_VRING_BASE,
-					 VHOST_USER_VERSION, s, 8, NULL, 0));
-			pump(&f);
-			CHECK_OK(vg_reply(&f.g, VHOST_USER_GET_VRING_BASE, r,
-					  8));
-			pump(&f);
-		}
 		{
+			uint32_t base[2];
+
+			CHECK_OK(vg_stop(&f.g, base));
+			pump(&f);
 			CHECK_OK(voff_port_vhost_stats(f.port, &st));
 			CHECK(!st.running);
 			CHECK_OK(vg_start(&f.g, RINGS | GUEST_ALL | HOST_ALL));
@@ -626,11 +626,7 @@ static void t_switch(void)
 		len = tcp4(frame, sizeof(frame), 20 * 1448, 6);
 		CHECK_OK(voff_pkt_alloc(f.pool, &p));
 		CHECK_OK(voff_pkt_set_data(p, frame, (uint32_t)len));
-		p->csum = VOFF_CSUM_PARTIAL;
-		p->csum_start = 34;
-		p->csum_offset = 16;
-		p->gso_type = VOFF_GSO_TCPV4;
-		p->gso_size = 1448;
+		tso4(p, 1448);
 		voff_batch_init(&bt);
 		voff_batch_add(&bt, p);
 		CHECK_EQ(voff_port_tx(b, &bt), 1);

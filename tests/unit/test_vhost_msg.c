@@ -209,13 +209,20 @@ static void t_refused(void)
 	teardown(&f);
 }
 
+/* SET_MEM_TABLE of the one region @p with @fds attached: the ack. */
+static int mem_table(struct fixture *f, const uint64_t p[5], const int *fds,
+		     unsigned int nfds)
+{
+	return vg_set_fds(&f->g, VHOST_USER_SET_MEM_TABLE, p, 40, fds, nfds,
+			  true);
+}
+
 /* Memory tables voff refuses, and the descriptors they carried. */
 static void t_mem_refused(void)
 {
 	struct fixture f;
 	uint64_t p[5] = { htole64(1), htole64(VG_GPA_BASE),
 			  htole64(VG_MEM_SIZE), htole64(VG_UVA_BASE), 0 };
-	uint64_t r;
 	int fds0, plain, two[2];
 
 	setup(&f, 256);
@@ -224,46 +231,22 @@ static void t_mem_refused(void)
 	/* Not sealed against shrinking. */
 	plain = memfd_create("plain", MFD_CLOEXEC);
 	CHECK_OK(ftruncate(plain, VG_MEM_SIZE));
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_MEM_TABLE,
-			 VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, p, 40,
-			 &plain, 1));
-	pump(&f);
-	CHECK_OK(vg_reply(&f.g, VHOST_USER_SET_MEM_TABLE, &r, 8));
-	CHECK_EQ(le64toh(r), 1);
+	CHECK_EQ(mem_table(&f, p, &plain, 1), 1);
 	/* Larger than the file. */
 	p[2] = htole64(VG_MEM_SIZE + 4096);
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_MEM_TABLE,
-			 VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, p, 40,
-			 &f.g.memfd, 1));
-	pump(&f);
-	CHECK_OK(vg_reply(&f.g, VHOST_USER_SET_MEM_TABLE, &r, 8));
-	CHECK_EQ(le64toh(r), 1);
+	CHECK_EQ(mem_table(&f, p, &f.g.memfd, 1), 1);
 	/* Offsets that wrap. */
 	p[2] = htole64(VG_MEM_SIZE);
 	p[4] = htole64(UINT64_MAX - 100);
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_MEM_TABLE,
-			 VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, p, 40,
-			 &f.g.memfd, 1));
-	pump(&f);
-	CHECK_OK(vg_reply(&f.g, VHOST_USER_SET_MEM_TABLE, &r, 8));
-	CHECK_EQ(le64toh(r), 1);
+	CHECK_EQ(mem_table(&f, p, &f.g.memfd, 1), 1);
 	/* One region, two descriptors. */
 	p[4] = 0;
 	two[0] = f.g.memfd;
 	two[1] = plain;
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_MEM_TABLE,
-			 VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, p, 40,
-			 two, 2));
-	pump(&f);
-	CHECK_OK(vg_reply(&f.g, VHOST_USER_SET_MEM_TABLE, &r, 8));
-	CHECK_EQ(le64toh(r), 1);
+	CHECK_EQ(mem_table(&f, p, two, 2), 1);
 	/* Descriptors where none belong. */
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_OWNER,
-			 VHOST_USER_VERSION | VHOST_USER_F_NEED_REPLY, NULL, 0,
-			 two, 2));
-	pump(&f);
-	CHECK_OK(vg_reply(&f.g, VHOST_USER_SET_OWNER, &r, 8));
-	CHECK_EQ(le64toh(r), 1);
+	CHECK_EQ(vg_set_fds(&f.g, VHOST_USER_SET_OWNER, NULL, 0, two, 2,
+			    true), 1);
 	CHECK_OK(f.last);
 	/* The old table is still in place, and nothing leaked. */
 	CHECK_EQ(f.d.mem.n, 1);
@@ -395,16 +378,13 @@ static void t_legacy_enable(void)
 	a[3] = htole64(VG_UVA_BASE + 0x2000);
 	CHECK_OK(vg_set(&f.g, VHOST_USER_SET_VRING_ADDR, a, 40, false));
 	CHECK(!voff__vring_ready(&f.d.vq[0]));
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
-			 &k, 8, &f.g.kick[0], 1));
-	pump(&f);
+	CHECK_OK(vg_set_fds(&f.g, VHOST_USER_SET_VRING_KICK, &k, 8,
+			    &f.g.kick[0], 1, false));
 	CHECK_OK(f.last);
 	CHECK(voff__vring_ready(&f.d.vq[0]));
 	/* Kick without a descriptor (polling) is not served. */
 	k = htole64(VHOST_USER_VRING_NOFD | 1);
-	CHECK_OK(vg_send(&f.g, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
-			 &k, 8, NULL, 0));
-	pump(&f);
+	CHECK_OK(vg_set(&f.g, VHOST_USER_SET_VRING_KICK, &k, 8, false));
 	CHECK_LT(f.last, 0);
 	teardown(&f);
 }
