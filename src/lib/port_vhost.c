@@ -440,8 +440,16 @@ static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 	unsigned int took = 0;
 	int got = 0, err = 0;
 
-	if (!vr->started || !vr->desc || vr->broken)
+	if (!vr->started || !vr->desc || vr->broken) {
+		/*
+		 * Nothing to take until the VMM restarts the ring (a new kick
+		 * descriptor): a kick left unread would keep the port readable
+		 * and the switch spinning.
+		 */
+		if (kicked)
+			kick_drain(vr);
 		return 0;
+	}
 	while (voff_batch_space(b)) {
 		struct voff_pkt *pkt;
 		int r;
