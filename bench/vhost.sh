@@ -25,7 +25,9 @@
 # Needs root, iperf3 (also copied into the guest), and what
 # tests/integ/vhost_qemu.sh needs (QEMU, a guest kernel, busybox).
 # VOFF=path of voff (required); BASE=path of another voff (optional: a
-# third backend, "base", in the same run, for before/after); OFFLOADS=
+# third backend, "base", in the same run, for before/after); BACKENDS=
+# the boots in order (default "voff base tap", base only with BASE=; a
+# name twice boots it twice, for before and after alternated); OFFLOADS=
 # which guest offloads to boot with (default "on off"); SECS per run
 # (default 10); REPS rounds (default 1; medians over them); PIN=0: leave
 # the scheduler free (by default, on two CPUs or more, the guest's vCPU
@@ -233,7 +235,7 @@ print("%.2fx" % (a / b) if b else "n/a")' "$GUEST_DIR/$1" "$GUEST_DIR/$2" \
 
 echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB | guest irq/MB | guest kicks/MB | voff calls/MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for be in voff ${base:+base} tap; do
+for be in ${BACKENDS:-voff ${base:+base} tap}; do
 	for off in $offloads; do
 		say "$be, guest offloads $off: booting"
 		setup "$be" "$off"
