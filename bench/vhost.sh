@@ -24,18 +24,19 @@
 #
 # Needs root, iperf3 (also copied into the guest), and what
 # tests/integ/vhost_qemu.sh needs (QEMU, a guest kernel, busybox).
-# VOFF=path of voff (required); BASE=path of another voff (optional: a
-# third backend, "base", in the same run, for before/after); BACKENDS=
-# the boots in order (default "voff base tap", base only with BASE=; a
-# name twice boots it twice, for before and after alternated); OFFLOADS=
-# which guest offloads to boot with (default "on off"); SECS per run
-# (default 10); REPS rounds (default 1; medians over them); PIN=0: leave
-# the scheduler free (by default, on two CPUs or more, the guest's vCPU
-# thread runs alone on CPU 1, QEMU's other threads, the switch and
-# iperf3's server on CPU 0, the same for every backend); SHORT=1: 2-second
-# runs, one round (a check that everything runs, not figures).  Markdown
-# table on stdout, progress on stderr.  Removes what it created, also on
-# Ctrl-C.
+# VOFF=path of voff (required).  BASE=path of another voff: a third
+# backend, "base", in the same run (before/after).  BACKENDS=the boots in
+# order (default "voff base tap", base only with BASE=).  BOOTS=how many
+# times that sequence runs (default 1): the medians take every boot's
+# runs, as one boot of a TCG guest differs from the next more than two
+# runs of one boot do.  OFFLOADS=the guest offloads to boot with
+# (default "on off").  SECS per run (default 10); REPS rounds per boot
+# (default 1).  PIN=0: leave the scheduler free (by default, on two CPUs
+# or more, the guest's vCPU thread runs alone on CPU 1, QEMU's other
+# threads, the switch and iperf3's server on CPU 0, the same for every
+# backend).  SHORT=1: 2-second runs, one round, one boot (a check that
+# everything runs, not figures).  Markdown table on stdout, progress on
+# stderr.  Removes what it created, also on Ctrl-C.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +45,8 @@ base=${BASE:-}
 offloads=${OFFLOADS:-on off}
 secs=${SECS:-10}
 reps=${REPS:-1}
-if [ -n "${SHORT:-}" ]; then secs=2; reps=1; fi
+boots=${BOOTS:-1}
+if [ -n "${SHORT:-}" ]; then secs=2; reps=1; boots=1; fi
 [ "$(id -u)" -eq 0 ] || { echo "vhost: needs root" >&2; exit 1; }
 command -v iperf3 >/dev/null || { echo "vhost: needs iperf3" >&2; exit 1; }
 
@@ -205,25 +207,42 @@ except Exception:
 PY
 }
 
-# row NAME DIR - REPS measurements, medians, one table row; the Gbit/s
-# also in $GUEST_DIR/NAME.DIR for the ratios
+# row NAME DIR - REPS measurements, kept in $GUEST_DIR/rows/NAME.DIR (a
+# later boot of the same backend adds to them); table() takes the medians
 row() {
-	local name=$1 dir=$2 res=() i m
+	local name=$1 dir=$2 i m
+	mkdir -p "$GUEST_DIR/rows"
+	grep -qx "$name.$dir" "$GUEST_DIR/rows.order" 2>/dev/null ||
+		echo "$name.$dir" >>"$GUEST_DIR/rows.order"
 	for ((i = 0; i < reps; i++)); do
 		run_n=$((run_n + 1))
 		m=$(measure "$dir" "i$run_n")
-		[ -n "$m" ] && res+=("$m")
+		[ -n "$m" ] && echo "$m" >>"$GUEST_DIR/rows/$name.$dir"
 		say "$name $dir: ${m:-failed}"
 	done
-	printf '%s\n' "${res[@]}" | python3 -c '
+}
+
+# table - one row per NAME.DIR, medians over all its runs (every boot),
+# the Gbit/s also in $GUEST_DIR/NAME.DIR for the ratios
+table() {
+	local r
+	echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB | guest irq/MB | guest kicks/MB | voff calls/MB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	while read -r r; do
+		python3 -c '
 import statistics, sys
-rows = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
+name, d = sys.argv[1].rsplit(".", 1)
+try:
+    rows = [list(map(float, l.split())) for l in open(sys.argv[2]) if l.strip()]
+except OSError:
+    rows = []
 if not rows:
-    print("| %s | %s | failed | | | | | | | |" % (sys.argv[1], sys.argv[2])); sys.exit()
+    print("| %s | %s | failed | | | | | | | |" % (name, d)); sys.exit()
 m = [statistics.median(c) for c in zip(*rows)]
-print("| %s | %s |" % (sys.argv[1], sys.argv[2]) + "".join(" %.2f |" % x for x in m))
-open(sys.argv[3], "w").write("%f\n" % m[0])' "$name" "$dir" \
-		"$GUEST_DIR/$name.$dir"
+print("| %s | %s |" % (name, d) + "".join(" %.2f |" % x for x in m))
+open(sys.argv[3], "w").write("%f\n" % m[0])' "$r" "$GUEST_DIR/rows/$r" \
+			"$GUEST_DIR/$r"
+	done <"$GUEST_DIR/rows.order"
 }
 
 ratio() {
@@ -233,30 +252,31 @@ print("%.2fx" % (a / b) if b else "n/a")' "$GUEST_DIR/$1" "$GUEST_DIR/$2" \
 		2>/dev/null || echo n/a
 }
 
-echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB | guest irq/MB | guest kicks/MB | voff calls/MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
-for be in ${BACKENDS:-voff ${base:+base} tap}; do
-	for off in $offloads; do
-		say "$be, guest offloads $off: booting"
-		setup "$be" "$off"
-		row "$be-off$off" up
-		row "$be-off$off" down
-		[ "$off" = on ] || continue
-		# MTU-sized sender toward the guest.
-		ip netns exec "$ns" ethtool -K "$DEV" tso off gso off >/dev/null
-		if [ "$be" != tap ]; then
-			"$voff" ctl --ctl "$ctl" limits vq0 gro off >/dev/null
-			row "$be-mtu-gro-off" down
-			"$voff" ctl --ctl "$ctl" limits vq0 gro on >/dev/null
-			row "$be-mtu-gro-on" down
-		else
-			row tap-mtu down
-		fi
+for ((boot = 0; boot < boots; boot++)); do
+	for be in ${BACKENDS:-voff ${base:+base} tap}; do
+		for off in $offloads; do
+			say "$be, guest offloads $off: booting"
+			setup "$be" "$off"
+			row "$be-off$off" up
+			row "$be-off$off" down
+			[ "$off" = on ] || continue
+			# MTU-sized sender toward the guest.
+			ip netns exec "$ns" ethtool -K "$DEV" tso off gso off >/dev/null
+			if [ "$be" != tap ]; then
+				"$voff" ctl --ctl "$ctl" limits vq0 gro off >/dev/null
+				row "$be-mtu-gro-off" down
+				"$voff" ctl --ctl "$ctl" limits vq0 gro on >/dev/null
+				row "$be-mtu-gro-on" down
+			else
+				row tap-mtu down
+			fi
+		done
 	done
 done
 guest_cleanup
 sw_stop
 
+table
 echo
 echo "| ratio | up | down |"
 echo "|---|---|---|"
@@ -273,4 +293,4 @@ fi
 echo
 pinned="vCPU thread pinned alone to CPU 1"
 [ "$pinning" = 1 ] || pinned="no pinning"
-echo "(TCG guest, ${secs} s per run, ${reps} round(s); medians; $pinned)"
+echo "(TCG guest, ${secs} s per run, ${reps} round(s) per boot, ${boots} boot(s) of each; medians; $pinned)"
