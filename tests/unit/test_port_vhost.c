@@ -290,17 +290,23 @@ static void t_from_guest(void)
  * empty, not by the one that took frames: a frame queued in between needs
  * no kick, and the port stays readable until it is taken.
  */
+/* A port and its guest, one plain frame in @frame, its header in @h. */
+static size_t tx_setup(struct fixture *f, uint8_t *frame, size_t size,
+		       uint8_t *h)
+{
+	open_port(f, ALL_OFF);
+	guest(f, RINGS | GUEST_ALL | HOST_ALL);
+	hdr12(h, 0, 0, 0, 0, 0, 0);
+	return tcp4(frame, size, 100, 1);
+}
+
 static void t_tx_arm_late(void)
 {
 	static uint8_t frame[2000];
 	struct fixture f;
 	uint8_t h[12];
-	size_t len;
+	size_t len = tx_setup(&f, frame, sizeof(frame), h);
 
-	open_port(&f, ALL_OFF);
-	guest(&f, RINGS | GUEST_ALL | HOST_ALL);
-	len = tcp4(frame, sizeof(frame), 100, 1);
-	hdr12(h, 0, 0, 0, 0, 0, 0);
 	vg_tx(&f.g, h, 12, frame, len, 0, false);
 	vg_kick(&f.g, VHOST_TX_Q, false);
 	pump(&f);
@@ -336,12 +342,8 @@ static void t_tx_broken_quiet(void)
 	static uint8_t frame[2000];
 	struct fixture f;
 	uint8_t h[12];
-	size_t len;
+	size_t len = tx_setup(&f, frame, sizeof(frame), h);
 
-	open_port(&f, ALL_OFF);
-	guest(&f, RINGS | GUEST_ALL | HOST_ALL);
-	len = tcp4(frame, sizeof(frame), 100, 1);
-	hdr12(h, 0, 0, 0, 0, 0, 0);
 	vg_tx(&f.g, h, 12, frame, len, 0, false);
 	vg_avail_push(&f.g, VHOST_TX_Q, 256);	/* a head past the ring */
 	vg_kick(&f.g, VHOST_TX_Q, true);
