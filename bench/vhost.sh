@@ -24,17 +24,29 @@
 #
 # Needs root, iperf3 (also copied into the guest), and what
 # tests/integ/vhost_qemu.sh needs (QEMU, a guest kernel, busybox).
-# VOFF=path of voff (required); SECS per run (default 10); REPS rounds
-# (default 1; medians over them); SHORT=1: 2-second runs, one round (a
-# check that everything runs, not figures).  Markdown table on stdout,
-# progress on stderr.  Removes what it created, also on Ctrl-C.
+# VOFF=path of voff (required).  BASE=path of another voff: a third
+# backend, "base", in the same run (before/after).  BACKENDS=the boots in
+# order (default "voff base tap", base only with BASE=).  BOOTS=how many
+# times that sequence runs (default 1): the medians take every boot's
+# runs, as one boot of a TCG guest differs from the next more than two
+# runs of one boot do.  OFFLOADS=the guest offloads to boot with
+# (default "on off").  SECS per run (default 10); REPS rounds per boot
+# (default 1).  PIN=0: leave the scheduler free (by default, on two CPUs
+# or more, the guest's vCPU thread runs alone on CPU 1, QEMU's other
+# threads, the switch and iperf3's server on CPU 0, the same for every
+# backend).  SHORT=1: 2-second runs, one round, one boot (a check that
+# everything runs, not figures).  Markdown table on stdout, progress on
+# stderr.  Removes what it created, also on Ctrl-C.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 voff=${VOFF:?set VOFF to the voff binary}
+base=${BASE:-}
+offloads=${OFFLOADS:-on off}
 secs=${SECS:-10}
 reps=${REPS:-1}
-if [ -n "${SHORT:-}" ]; then secs=2; reps=1; fi
+boots=${BOOTS:-1}
+if [ -n "${SHORT:-}" ]; then secs=2; reps=1; boots=1; fi
 [ "$(id -u)" -eq 0 ] || { echo "vhost: needs root" >&2; exit 1; }
 command -v iperf3 >/dev/null || { echo "vhost: needs iperf3" >&2; exit 1; }
 
@@ -72,15 +84,17 @@ say() { echo "vhost: $*" >&2; }
 
 # setup BACKEND OFFLOADS - a fresh namespace, switch (voff) and guest
 setup() {
-	local props=mac=52:54:00:00:00:02,vectors=0 dev=vq0
+	local props=mac=52:54:00:00:00:02,vectors=0 dev=vq0 sw_bin
 	guest_cleanup
 	sw_stop
 	ip netns del "$ns" 2>/dev/null
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 	[ "$2" = off ] && props=$props,$OFF
-	if [ "$1" = voff ]; then
-		"$voff" switch --ctl "$ctl" --port "vhost-user:$sock" \
+	if [ "$1" != tap ]; then
+		sw_bin=$voff
+		[ "$1" = base ] && sw_bin=$base
+		"$sw_bin" switch --ctl "$ctl" --port "vhost-user:$sock" \
 			--port "tap:vq0@$ns" 2>"$GUEST_DIR/switch.err" &
 		swpid=$!
 		for _ in $(seq 100); do [ -S "$ctl" ] && break; sleep 0.05; done
@@ -102,7 +116,30 @@ setup() {
 	ip -n "$ns" addr add "$GUEST_PEER_IP/24" dev "$dev"
 	guest_peer_start "$ns"
 	guest_wait_boot 1 120 || { say "guest did not boot"; exit 1; }
+	pin
 	DEV=$dev
+}
+
+# vcpu_tid - the thread id of QEMU's vCPU ("CPU 0/TCG")
+vcpu_tid() {
+	local t
+	for t in /proc/"$guest_pid"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		CPU*) echo "${t##*/}"; return 0 ;;
+		esac
+	done
+}
+
+pinning=${PIN:-1}
+[ "$(nproc)" -ge 2 ] || pinning=0
+peer_pin=()
+[ "$pinning" = 1 ] && peer_pin=(taskset -c 0)
+# pin - the vCPU thread alone on CPU 1, the rest on CPU 0 (unless PIN=0)
+pin() {
+	[ "$pinning" = 1 ] || return 0
+	taskset -a -p -c 0 "$guest_pid" >/dev/null
+	[ -n "$swpid" ] && taskset -a -p -c 0 "$swpid" >/dev/null
+	taskset -p -c 1 "$(vcpu_tid)" >/dev/null
 }
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
@@ -124,7 +161,7 @@ measure() {
 	local dir=$1 id=$2 r='' json q0 q1 v0 v1 s0=0 s1=0 c0=0 c1=0
 	[ "$dir" = down ] && r=-R
 	json=$GUEST_DIR/$id.json
-	ip netns exec "$ns" iperf3 -s -1 -J >"$json" 2>/dev/null &
+	ip netns exec "$ns" "${peer_pin[@]}" iperf3 -s -1 -J >"$json" 2>/dev/null &
 	local spid=$!
 	sleep 0.3
 	q0=$(ticks "$guest_pid")
@@ -170,25 +207,42 @@ except Exception:
 PY
 }
 
-# row NAME DIR - REPS measurements, medians, one table row; the Gbit/s
-# also in $GUEST_DIR/NAME.DIR for the ratios
+# row NAME DIR - REPS measurements, kept in $GUEST_DIR/rows/NAME.DIR (a
+# later boot of the same backend adds to them); table() takes the medians
 row() {
-	local name=$1 dir=$2 res=() i m
+	local name=$1 dir=$2 i m
+	mkdir -p "$GUEST_DIR/rows"
+	grep -qx "$name.$dir" "$GUEST_DIR/rows.order" 2>/dev/null ||
+		echo "$name.$dir" >>"$GUEST_DIR/rows.order"
 	for ((i = 0; i < reps; i++)); do
 		run_n=$((run_n + 1))
 		m=$(measure "$dir" "i$run_n")
-		[ -n "$m" ] && res+=("$m")
+		[ -n "$m" ] && echo "$m" >>"$GUEST_DIR/rows/$name.$dir"
 		say "$name $dir: ${m:-failed}"
 	done
-	printf '%s\n' "${res[@]}" | python3 -c '
+}
+
+# table - one row per NAME.DIR, medians over all its runs (every boot),
+# the Gbit/s also in $GUEST_DIR/NAME.DIR for the ratios
+table() {
+	local r
+	echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB | guest irq/MB | guest kicks/MB | voff calls/MB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	while read -r r; do
+		python3 -c '
 import statistics, sys
-rows = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
+name, d = sys.argv[1].rsplit(".", 1)
+try:
+    rows = [list(map(float, l.split())) for l in open(sys.argv[2]) if l.strip()]
+except OSError:
+    rows = []
 if not rows:
-    print("| %s | %s | failed | | | | | | | |" % (sys.argv[1], sys.argv[2])); sys.exit()
+    print("| %s | %s | failed | | | | | | | |" % (name, d)); sys.exit()
 m = [statistics.median(c) for c in zip(*rows)]
-print("| %s | %s |" % (sys.argv[1], sys.argv[2]) + "".join(" %.2f |" % x for x in m))
-open(sys.argv[3], "w").write("%f\n" % m[0])' "$name" "$dir" \
-		"$GUEST_DIR/$name.$dir"
+print("| %s | %s |" % (name, d) + "".join(" %.2f |" % x for x in m))
+open(sys.argv[3], "w").write("%f\n" % m[0])' "$r" "$GUEST_DIR/rows/$r" \
+			"$GUEST_DIR/$r"
+	done <"$GUEST_DIR/rows.order"
 }
 
 ratio() {
@@ -198,30 +252,31 @@ print("%.2fx" % (a / b) if b else "n/a")' "$GUEST_DIR/$1" "$GUEST_DIR/$2" \
 		2>/dev/null || echo n/a
 }
 
-echo "| scenario | direction | Gbit/s | guest us/KB | vCPU us/KB | QEMU us/KB | switch us/KB | guest irq/MB | guest kicks/MB | voff calls/MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
-for be in voff tap; do
-	for off in on off; do
-		say "$be, guest offloads $off: booting"
-		setup "$be" "$off"
-		row "$be-off$off" up
-		row "$be-off$off" down
-		[ "$off" = on ] || continue
-		# MTU-sized sender toward the guest.
-		ip netns exec "$ns" ethtool -K "$DEV" tso off gso off >/dev/null
-		if [ "$be" = voff ]; then
-			"$voff" ctl --ctl "$ctl" limits vq0 gro off >/dev/null
-			row voff-mtu-gro-off down
-			"$voff" ctl --ctl "$ctl" limits vq0 gro on >/dev/null
-			row voff-mtu-gro-on down
-		else
-			row tap-mtu down
-		fi
+for ((boot = 0; boot < boots; boot++)); do
+	for be in ${BACKENDS:-voff ${base:+base} tap}; do
+		for off in $offloads; do
+			say "$be, guest offloads $off: booting"
+			setup "$be" "$off"
+			row "$be-off$off" up
+			row "$be-off$off" down
+			[ "$off" = on ] || continue
+			# MTU-sized sender toward the guest.
+			ip netns exec "$ns" ethtool -K "$DEV" tso off gso off >/dev/null
+			if [ "$be" != tap ]; then
+				"$voff" ctl --ctl "$ctl" limits vq0 gro off >/dev/null
+				row "$be-mtu-gro-off" down
+				"$voff" ctl --ctl "$ctl" limits vq0 gro on >/dev/null
+				row "$be-mtu-gro-on" down
+			else
+				row tap-mtu down
+			fi
+		done
 	done
 done
 guest_cleanup
 sw_stop
 
+table
 echo
 echo "| ratio | up | down |"
 echo "|---|---|---|"
@@ -229,5 +284,13 @@ echo "| voff, offloads on / off | $(ratio voff-offon.up voff-offoff.up) | $(rati
 echo "| tap, offloads on / off | $(ratio tap-offon.up tap-offoff.up) | $(ratio tap-offon.down tap-offoff.down) |"
 echo "| offloads on, voff / tap | $(ratio voff-offon.up tap-offon.up) | $(ratio voff-offon.down tap-offon.down) |"
 echo "| MTU sender, voff GRO on / off | | $(ratio voff-mtu-gro-on.down voff-mtu-gro-off.down) |"
+if [ -n "$base" ]; then
+	echo "| base, offloads on / off | $(ratio base-offon.up base-offoff.up) | $(ratio base-offon.down base-offoff.down) |"
+	echo "| offloads on, base / tap | $(ratio base-offon.up tap-offon.up) | $(ratio base-offon.down tap-offon.down) |"
+	echo "| offloads on, voff / base | $(ratio voff-offon.up base-offon.up) | $(ratio voff-offon.down base-offon.down) |"
+	echo "| MTU sender, base GRO on / off | | $(ratio base-mtu-gro-on.down base-mtu-gro-off.down) |"
+fi
 echo
-echo "(TCG guest, ${secs} s per run, ${reps} round(s); medians)"
+pinned="vCPU thread pinned alone to CPU 1"
+[ "$pinning" = 1 ] || pinned="no pinning"
+echo "(TCG guest, ${secs} s per run, ${reps} round(s) per boot, ${boots} boot(s) of each; medians; $pinned)"

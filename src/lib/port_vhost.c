@@ -21,8 +21,9 @@
  * buffers per frame with MRG_RXBUF); a partial checksum the guest cannot
  * take (no GUEST_CSUM) is completed in that same copy.  Each batch ends
  * with one used-index store and at most one notification per ring, and
- * the guest's kicks are asked for only when voff has caught up
- * (EVENT_IDX).  No system call per frame; nothing allocated per frame.
+ * the guest's kicks are asked for (EVENT_IDX) only when a poll finds
+ * nothing more to take.  No system call per frame; nothing allocated per
+ * frame.
  *
  * What the guest negotiated becomes the port's offloads: frames from it
  * may carry what its HOST_* features say (within the spec's want), frames
@@ -383,16 +384,36 @@ static void tx_call(struct vhost *v, bool now)
 	v->tx_call_wait++;
 }
 
+/*
+ * TX_ARM_LATE: the transmit queue's next kick is asked for (avail_event)
+ * only by a poll that finds the ring empty, never by the one that took
+ * chains.  What that poll took goes on to another port first (for a TAP,
+ * the write that also runs the receiving stack), and meanwhile the guest
+ * queues its next frames without a kick; the switch, kept awake by the
+ * port's readable descriptor, finds them at its next poll.  QEMU's own
+ * TAP backend does the same: it asks again only after its bottom half
+ * has sent what it took.  Under TCG a kick is an emulated MMIO write on
+ * the guest's CPU; counts are in docs/vhost-user.md.
+ */
 static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 		    struct voff_batch *b)
 {
 	struct vhost *v = port->priv;
 	struct voff__vring *vr = &v->dev.vq[VHOST_TX_Q];
 	bool kicked = service(port);
+	unsigned int took = 0;
 	int got = 0, err = 0;
 
-	if (!vr->started || !vr->desc || vr->broken)
+	if (!vr->started || !vr->desc || vr->broken) {
+		/*
+		 * Nothing to take until the VMM restarts the ring (a new kick
+		 * descriptor): a kick left unread would keep the port readable
+		 * and the switch spinning.
+		 */
+		if (kicked)
+			kick_drain(vr);
 		return 0;
+	}
 	while (voff_batch_space(b)) {
 		struct voff_pkt *pkt;
 		int r;
@@ -406,6 +427,7 @@ static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 			voff_pkt_free(pkt);
 			break;
 		}
+		took++;
 		if (r > 0)
 			r = vr->enabled ? chain_to_pkt(port, &v->chain, pkt) :
 					  -ENETDOWN;
@@ -424,10 +446,11 @@ static int vhost_rx(struct voff_port *port, struct voff_pool *pool,
 	voff__vring_publish(vr);
 	tx_call(v, false);
 	/*
-	 * Stay readable while entries wait (the batch or the pool ran out)
-	 * or a call does, else drain the kick and ask for the next one.
+	 * Stay readable while entries wait (the batch or the pool ran out),
+	 * or after a poll that took chains (TX_ARM_LATE), or while a call
+	 * does; else drain the kick and ask for the next one.
 	 */
-	if (voff__vring_avail(vr)) {
+	if (took || voff__vring_avail(vr)) {
 		if (!kicked)
 			kick_self(vr);
 	} else {

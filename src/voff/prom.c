@@ -9,7 +9,10 @@
  *   voff_port_info{port,kind,netns} 1       the ports (gauge)
  *   voff_port_failed{port} 0|1              receiving failed (gauge)
  *   voff_port_<counter>_total{port}         every counter of `stats`
- *                                           (rx_packets, gso_segs, ...)
+ *                                           (rx_packets, gso_segs, ...,
+ *                                           a kind's own: vhost_connects)
+ *   voff_port_vhost_connected{port} 0|1     a vhost-user port's guest
+ *   voff_port_vhost_running{port} 0|1       state (gauges)
  *   voff_switch_drops_total{port,reason}    the switch's drops by reason
  *   voff_port_drops_total{port,direction,reason}
  *                                           the port's own, by reason
@@ -20,7 +23,8 @@
  *
  * Counters come from `-j stats` as they are named there: a counter the
  * library adds shows up here with no change to this file (with a
- * generic HELP until one is written below).
+ * generic HELP until one is written below), also one that only some
+ * kinds of port have.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -63,6 +67,25 @@ static const struct {
 	{ "refused", "Control requests refused by the server's policy." },
 	{ "refused_peers", "Control connections refused for their user id." },
 	{ "events_lost", "Events monitors lost by reading too slowly." },
+	{ "vhost_connects", "vhost-user: connections of a VMM accepted." },
+	{ "vhost_disconnects", "vhost-user: connections ended (the VMM closed, "
+			       "or voff dropped it)." },
+	{ "vhost_refused_peer", "vhost-user: connections refused for their "
+				"user id." },
+	{ "vhost_refused_busy", "vhost-user: connections refused, a guest "
+				"being connected already." },
+	{ "vhost_protocol_drops", "vhost-user: connections dropped for a "
+				  "message voff could not answer." },
+	{ "vhost_starts", "vhost-user: times the guest's transmit ring "
+			  "started (its driver up, each reboot)." },
+	{ "vhost_stops", "vhost-user: times the guest's transmit ring "
+			 "stopped." },
+	{ "vhost_messages", "vhost-user: messages handled on the current "
+			    "connection (0 again at each connection)." },
+	{ "vhost_refused_messages", "vhost-user: messages refused on the "
+				    "current connection." },
+	{ "vhost_guest_calls", "vhost-user: notifications sent to the guest "
+			       "on the current connection." },
 };
 
 static const char *help_of(const char *name)
@@ -165,45 +188,105 @@ static void ports(FILE *out, json_object *pa, const char *only)
 	}
 }
 
+/* A vhost-user port's state in `-j stats`: gauges, or not exported. */
+static const char *const vhost_gauges[] = { "vhost_connected",
+					     "vhost_running" };
+
+static bool vhost_state(const char *k)
+{
+	for (size_t i = 0; i < sizeof(vhost_gauges) / sizeof(vhost_gauges[0]);
+	     i++)
+		if (!strcmp(k, vhost_gauges[i]))
+			return true;
+	/* Feature bit masks: state, not counted (voff ctl stats has them). */
+	return !strcmp(k, "vhost_features") ||
+	       !strcmp(k, "vhost_protocol_features");
+}
+
 /*
  * Whether stats key @k is a plain counter (not a drop by reason, nor a
- * vhost-user port's guest state, which only such ports have).
+ * vhost-user port's guest state).
  */
 static bool plain(const char *k)
 {
 	return strcmp(k, "port") && strncmp(k, "drop_", 5) &&
-	       strncmp(k, "vhost_", 6) &&
+	       !vhost_state(k) &&
 	       !strstr(k, "_drop_") && strcmp(k, "rx_dropped") &&
 	       strcmp(k, "tx_dropped");
 }
 
-/* voff_port_<counter>_total for each plain counter of `-j stats`. */
-static void counters(FILE *out, json_object *sa)
+/* Whether a port before the @i-th of @sa (all: the count) has key @k. */
+static bool seen_before(json_object *sa, size_t i, const char *k)
 {
-	json_object *first = json_object_array_get_idx(sa, 0);
+	for (size_t j = 0; j < i; j++)
+		if (json_object_object_get_ex(json_object_array_get_idx(sa, j),
+					      k, NULL))
+			return true;
+	return false;
+}
+
+/* The samples of stats key @k as @name, for the ports that have it. */
+static void samples(FILE *out, json_object *sa, const char *k,
+		    const char *name)
+{
 	size_t n = json_object_array_length(sa);
 
-	if (!first)
-		return;
-	json_object_object_foreach(first, key, val) {
-		char name[128], help[160];
-		const char *h = help_of(key);
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(sa, i), *v;
 
-		(void)val;
-		if (!plain(key))
+		if (!json_object_object_get_ex(s, k, &v))
 			continue;
-		snprintf(name, sizeof(name), "voff_port_%s_total", key);
-		snprintf(help, sizeof(help), "voff ctl stats: %s.", key);
-		family(out, name, "counter", h ? h : help);
-		for (size_t i = 0; i < n; i++) {
-			json_object *s = json_object_array_get_idx(sa, i), *v;
+		sample_start(out, name, str(s, "port"));
+		fprintf(out, "} %" PRIu64 "\n",
+			(uint64_t)json_object_get_int64(v));
+	}
+}
 
-			if (!json_object_object_get_ex(s, key, &v))
+/*
+ * voff_port_<counter>_total for each plain counter of `-j stats`, each
+ * family once with the ports that have it (a kind's own counters, as a
+ * vhost-user port's, only some ports have).
+ */
+static void counters(FILE *out, json_object *sa)
+{
+	size_t n = json_object_array_length(sa);
+
+	for (size_t f = 0; f < n; f++) {
+		json_object *first = json_object_array_get_idx(sa, f);
+
+		json_object_object_foreach(first, key, val) {
+			char name[128], help[160];
+			const char *h = help_of(key);
+
+			(void)val;
+			if (!plain(key) || seen_before(sa, f, key))
 				continue;
-			sample_start(out, name, str(s, "port"));
-			fprintf(out, "} %" PRIu64 "\n",
-				(uint64_t)json_object_get_int64(v));
+			snprintf(name, sizeof(name), "voff_port_%s_total", key);
+			snprintf(help, sizeof(help), "voff ctl stats: %s.",
+				 key);
+			family(out, name, "counter", h ? h : help);
+			samples(out, sa, key, name);
 		}
+	}
+}
+
+/* voff_port_vhost_connected and _running, when a vhost-user port is. */
+static void vhost(FILE *out, json_object *sa)
+{
+	static const char *const help[] = {
+		"1 when a VMM is connected to the vhost-user port.",
+		"1 when the guest's rings are started and enabled.",
+	};
+	size_t n = json_object_array_length(sa);
+
+	for (size_t g = 0; g < sizeof(help) / sizeof(help[0]); g++) {
+		char name[64];
+
+		if (!seen_before(sa, n, vhost_gauges[g]))
+			continue;
+		snprintf(name, sizeof(name), "voff_port_%s", vhost_gauges[g]);
+		family(out, name, "gauge", help[g]);
+		samples(out, sa, vhost_gauges[g], name);
 	}
 }
 
@@ -333,6 +416,7 @@ int prom_print(FILE *out, const char *port,
 	}
 	ports(out, pa, port);
 	counters(out, sa);
+	vhost(out, sa);
 	drops(out, sa);
 	settings(out, limits, names, n);
 	server(out, srv);

@@ -7,8 +7,9 @@
 # check metrics` when Debian's prometheus is installed), every family
 # has its HELP and TYPE, and the values are the switch's: counters as
 # `voff ctl -j stats` gives them, drops by reason as labels, settings as
-# gauges.  Needs no root: the switch runs over pcap ports.  Skips (77)
-# without any parser.
+# gauges, a vhost-user port's own counters and state beside.  Needs no
+# root: the switch runs over pcap ports and a vhost-user port no VMM
+# connects to.  Skips (77) without any parser.
 #
 #   sample.pcap -> [pcap port a]--voff switch--[pcap port b] (no sink:
 #                                               every frame to it drops)
@@ -31,9 +32,9 @@ tmp=$LIB_TMP
 
 cp "$data/sample.pcap" "$tmp/a.pcap"
 head -c 24 "$data/sample.pcap" >"$tmp/b.pcap"
-a=$tmp/a.pcap b=$tmp/b.pcap
-printf 'ports add pcap:%s,sink=%s/a-out.pcap\nports add pcap:%s\nlimits %s gso_max_size 9000 gro on\n' \
-	"$a" "$tmp" "$b" "$b" >"$tmp/x.conf"
+a=$tmp/a.pcap b=$tmp/b.pcap vm=$tmp/vm.sock
+printf 'ports add pcap:%s,sink=%s/a-out.pcap\nports add pcap:%s\nlimits %s gso_max_size 9000 gro on\nports add vhost-user:%s\n' \
+	"$a" "$tmp" "$b" "$b" "$vm" >"$tmp/x.conf"
 sw_start --config "$tmp/x.conf"
 for _ in $(seq 50); do
 	[ "$(stat_of "$b" tx_dropped)" -gt 0 ] && break
@@ -44,12 +45,12 @@ vctl stats --prometheus >"$tmp/all.prom"
 vctl stats "$b" --prometheus >"$tmp/b.prom"
 
 if [ -n "$py" ]; then
-	if "$py" - "$tmp/all.prom" "$tmp/stats.json" "$a" "$b" <<'PY'; then
+	if "$py" - "$tmp/all.prom" "$tmp/stats.json" "$a" "$b" "$vm" <<'PY'; then
 import json, sys
 from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1]).read()
 stats = {s["port"]: s for s in json.load(open(sys.argv[2]))}
-a, b = sys.argv[3], sys.argv[4]
+a, b, vm = sys.argv[3], sys.argv[4], sys.argv[5]
 fams = {f.name: f for f in text_string_to_metric_families(text)}
 def val(family, **labels):
     for s in fams[family].samples:
@@ -87,6 +88,21 @@ assert val("voff_port_failed", port=a) == 0
 assert val("voff_ctl_requests") >= 1 and val("voff_ctl_monitors") == 0
 assert fams["voff_port_rx_packets"].type == "counter"
 assert fams["voff_port_gso_max_size"].type == "gauge"
+# A vhost-user port's own counters, for it alone; its state as gauges.
+for k in ("connects", "disconnects", "starts", "stops", "guest_calls",
+          "messages", "refused_peer"):
+    f = fams["voff_port_vhost_" + k]
+    assert f.type == "counter", f
+    assert [(s.labels["port"], s.value) for s in f.samples] == \
+        [(vm, stats[vm]["vhost_" + k])], f
+assert fams["voff_port_vhost_connects"].documentation.startswith(
+    "vhost-user: connections"), fams["voff_port_vhost_connects"]
+for k in ("connected", "running"):
+    f = fams["voff_port_vhost_" + k]
+    assert f.type == "gauge", f
+    assert [(s.labels["port"], s.value) for s in f.samples] == [(vm, 0)], f
+assert "voff_port_vhost_features" not in fams
+assert val("voff_port_info", port=vm, kind="vhost-user", netns="") == 1
 PY
 		ok "prometheus_client parses it; values match -j stats"
 	else bad "prometheus_client: $(head -20 "$tmp/all.prom")"; fi
