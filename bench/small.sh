@@ -31,9 +31,10 @@
 #	[OUT=docs/img] [ONLY=regex] bench/small.sh
 #
 # BUSY: the --busy-poll windows in microseconds, one busy-poll scenario
-# each (default 50; "50 3000" for two; 0: none); BASE: a second voff binary (e.g. main's) as a
-# scenario of its own, for a before/after in the same rounds; OUT= (empty)
-# draws nothing; ONLY: run only the scenarios whose name it matches;
+# each (default 50; "50 3000" for two; 0: none); BASE: a second voff
+# binary (e.g. main's) as scenarios of its own (default and each BUSY
+# window), for a before/after in the same rounds; OUT= (empty) draws
+# nothing; ONLY: run only the scenarios whose name it matches;
 # PACKET=1 adds voff over packet ports on veths, with its receive ring
 # and without (rx_ring=off).
 # Needs root, iperf3 and cc; gnuplot for the plots.  The machine is shared:
@@ -202,7 +203,13 @@ scenarios=("voff|voff")
 for us in $busy; do
 	[ "$us" != 0 ] && scenarios+=("voff --busy-poll $us|voff|--busy-poll|$us")
 done
-[ -n "$base" ] && scenarios+=("voff BASE|base")
+if [ -n "$base" ]; then
+	scenarios+=("voff BASE|base")
+	for us in $busy; do
+		[ "$us" != 0 ] &&
+			scenarios+=("voff BASE --busy-poll $us|base|--busy-poll|$us")
+	done
+fi
 [ "$packet" = 1 ] && scenarios+=("voff, packet ports|vpkt|" \
 	"voff, packet ports, rx_ring=off|vpkt|,rx_ring=off")
 scenarios+=("kernel bridge (veth)|bridge")

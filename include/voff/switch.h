@@ -106,7 +106,10 @@ struct voff_switch;
  *		a frame ready; else it keeps polling the ports, without
  *		sleeping, until this long after the last frame it received
  *		(voff_switch_poll()), so that a frame arriving soon after
- *		another is seen without a wake-up.  At most
+ *		another is seen without a wake-up.  The window counts from
+ *		the last frame: to catch requests that come every G, it
+ *		must exceed G, and then the switch keeps a CPU busy the
+ *		whole time such traffic lasts.  At most
  *		VOFF_SWITCH_BUSY_POLL_MAX.
  */
 struct voff_switch_config {
@@ -546,8 +549,13 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  * closes, and returns (so a caller that also waits on other descriptors
  * is held up at most busy_poll_ns).  The window is adaptive: a window
  * that closes without a frame halves the next one (down to a sixteenth),
- * a frame caught while spinning doubles it back (up to busy_poll_ns), so
- * traffic that comes too seldom to be caught costs little spinning.
+ * and a frame that comes less than busy_poll_ns after the one before,
+ * caught while spinning or not, opens it whole again, so traffic that
+ * comes too seldom to be caught costs little spinning while traffic
+ * within the window is caught again after a late frame.  A spinning step
+ * enters the kernel only for a port that has something (a TAP's
+ * multishot read and a packet port's receive ring are looked at in
+ * memory; other ports are read).
  *
  * Return: frames received in this step (>= 0), or a negative errno from
  * epoll_pwait2() (-EINTR when a signal came).

@@ -973,9 +973,27 @@ static int step(struct voff_switch *sw)
 			drain_gro(sw, i, now);
 	}
 	flush_all_tx(sw);
-	if (total)
+	if (total) {
+		if (sw->busy_poll_ns)
+			sw->spin_ns = voff__spin_on_frame(
+				sw->busy_poll_ns, sw->spin_ns,
+				sw->last_rx_ns ? now - sw->last_rx_ns
+					       : UINT64_MAX);
 		sw->last_rx_ns = now;
+	}
 	return total;
+}
+
+uint64_t voff__spin_on_frame(uint64_t max, uint64_t cur, uint64_t gap_ns)
+{
+	return gap_ns < max ? max : cur;
+}
+
+uint64_t voff__spin_on_empty(uint64_t max, uint64_t cur)
+{
+	uint64_t floor = max / 16 + 1;
+
+	return cur / 2 < floor ? floor : cur / 2;
 }
 
 /* Busy-polling, and the last frame came within the window. */
@@ -986,27 +1004,22 @@ static bool spinning(const struct voff_switch *sw, uint64_t now)
 }
 
 /*
- * Steps without sleeping until one receives or the window closes.  A frame
- * caught doubles the next window (up to the configured one), a window that
- * closes empty halves it (down to a sixteenth): traffic that pauses longer
- * than the window, which spinning cannot catch, soon costs little.
+ * Steps without sleeping until one receives or the window closes (step()
+ * and voff__spin_on_frame() open it whole again on a frame; one that
+ * closes empty halves the next, voff__spin_on_empty()).  A spinning step
+ * costs no system call on a port that can tell from memory that it has
+ * nothing (a TAP's multishot ring, a packet port's receive ring).
  */
 static int spin(struct voff_switch *sw)
 {
 	for (;;) {
 		int n = step(sw);
 
-		if (n > 0) {
-			sw->spin_ns = sw->spin_ns * 2 > sw->busy_poll_ns ?
-					      sw->busy_poll_ns :
-					      sw->spin_ns * 2;
+		if (n > 0)
 			return n;
-		}
 		if (!spinning(sw, now_ns())) {
-			uint64_t floor = sw->busy_poll_ns / 16 + 1;
-
-			sw->spin_ns = sw->spin_ns / 2 < floor ? floor
-							      : sw->spin_ns / 2;
+			sw->spin_ns = voff__spin_on_empty(sw->busy_poll_ns,
+							  sw->spin_ns);
 			return 0;
 		}
 	}

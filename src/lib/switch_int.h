@@ -177,4 +177,20 @@ int voff__conf_fdb(struct voff_switch_conf *conf, const uint8_t *mac,
 		   const char *port, const union voff_udp_addr *remote,
 		   char *err, size_t errlen);
 
+/*
+ * The busy-poll window (struct voff_switch_config.busy_poll_ns is @max; a
+ * window is measured from the last frame received) after an event:
+ * voff__spin_on_frame() for a frame that came @gap_ns after the one
+ * before (UINT64_MAX: none before), voff__spin_on_empty() for a window
+ * that closed without one.  A frame the configured window would have
+ * caught, spinning or not, opens it whole again: traffic whose gaps fit
+ * @max is what the user asked to catch (a window that closed early
+ * once, on a late frame, must not stay too short for every later one).
+ * A window that closes empty halves, down to a sixteenth of @max plus
+ * 1 ns: traffic sparser than @max, which no window catches, soon costs
+ * little spinning.  @cur is the window now.  Return: the next window.
+ */
+uint64_t voff__spin_on_frame(uint64_t max, uint64_t cur, uint64_t gap_ns);
+uint64_t voff__spin_on_empty(uint64_t max, uint64_t cur);
+
 #endif /* VOFF_SWITCH_INT_H */

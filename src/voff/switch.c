@@ -90,6 +90,7 @@ struct svc {
 	unsigned int alarm_pct;
 	unsigned int window;
 	unsigned int ticks;
+	bool busy_poll;			/* --busy-poll: see loop() */
 	struct alarm alarm[VOFF_SWITCH_MAX_PORTS];
 };
 
@@ -443,9 +444,20 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/*
+ * While busy-polling, how often at least the loop looks at the control
+ * socket and lets signals in while the switch would have it not wait (it
+ * spins, or a port has more): a ppoll() after every frame the spin
+ * returns with would be a system call between a request's forwarding and
+ * its reply's.  A spin that closes empty returns to a ppoll() at once;
+ * traffic that keeps the switch spinning holds a control request or a
+ * signal up to this long, as long as the longest busy-poll window.
+ */
+#define SPIN_PPOLL_NS ((int64_t)VOFF_SWITCH_BUSY_POLL_MAX)
+
 static int loop(struct svc *v, const sigset_t *waitmask)
 {
-	int64_t next_tick = mono_ns() + TICK_NS;
+	int64_t next_tick = mono_ns() + TICK_NS, polled = 0;
 
 	while (!stop_sig) {
 		struct pollfd pfd[2 + CTL_CONNS];
@@ -462,6 +474,12 @@ static int loop(struct svc *v, const sigset_t *waitmask)
 		}
 		if (timeout < 0 || next_tick - now < timeout)
 			timeout = next_tick - now;
+		if (v->busy_poll && timeout == 0 &&
+		    now - polled < SPIN_PPOLL_NS) {
+			voff_switch_poll(v->sw, 0);
+			continue;
+		}
+		polled = now;
 		pfd[0] = (struct pollfd){ .fd = voff_switch_fd(v->sw),
 					  .events = POLLIN };
 		np = 1 + ctl_server_poll(v->srv, pfd + 1, &timeout);
@@ -793,6 +811,7 @@ static int start(struct svc *v, const struct opts *o,
 		fprintf(stderr, "voff switch: %s\n", voff_strerror(rc));
 		return VOFF_EXIT_FAIL;
 	}
+	v->busy_poll = o->cfg.busy_poll_ns != 0;
 	voff_switch_set_event_cb(v->sw, on_event, v);
 	rc = voff_switch_conf_apply(v->sw, *conf, 0, NULL);
 	if (rc) {

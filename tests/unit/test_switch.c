@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "frames.h"
+#include "switch_int.h"
 
 #define NPORTS 3
 
@@ -694,15 +695,75 @@ static void t_busy_poll(void)
 		CHECK_EQ(voff_switch_poll(r.sw, 0), 0);
 		CHECK_GE(mono_ns() - t0, win);
 		CHECK_EQ(voff_switch_timeout_ns(r.sw), -1);
-		/* A frame opens the window again. */
+		/* A frame opens the window again (halved: it closed empty). */
 		send1(&r, 1, mk(&r, buf, len));
 		CHECK_EQ(voff_switch_poll(r.sw, 0), 1);
 		CHECK_EQ(voff_switch_timeout_ns(r.sw), 0);
-		CHECK_EQ(drain(&r, 1), 1);
+		/*
+		 * One that follows within the configured window opens it
+		 * whole: the next empty spin lasts the full window.
+		 */
+		send1(&r, 2, mk(&r, buf, len));
+		t0 = mono_ns();
+		CHECK_EQ(voff_switch_poll(r.sw, 0), 1);
+		CHECK_EQ(voff_switch_poll(r.sw, 0), 0);
+		CHECK_GE(mono_ns() - t0, win);
+		CHECK_EQ(drain(&r, 1), 2);
 		CHECK_EQ(drain(&r, 2), 2);
-		CHECK_EQ(drain(&r, 0), 1);
+		CHECK_EQ(drain(&r, 0), 2);
 		rig_close(&r);
 	}
+}
+
+/*
+ * The busy-poll window over random gaps between frames, in virtual time:
+ * each frame is caught by a spin when it comes within the window since
+ * the last one; else the window closed empty before it.  Checked against
+ * what the window promises: it stays within [max/16 + 1, max]; a frame
+ * within the configured window leaves it whole, so that after one late
+ * frame every following frame with such a gap is caught; a frame later
+ * than the window leaves it halved (to the floor after enough of them).
+ */
+static void t_spin_window(void)
+{
+	const uint64_t max = 3000000, floor = max / 16 + 1;
+	uint64_t w = max, seed = 0x9e3779b97f4a7c15ull;
+	unsigned int late = 0, missed = 0, n = 20000;
+
+	CHECK_EQ(voff__spin_on_frame(max, floor, UINT64_MAX), floor);
+	CHECK_EQ(voff__spin_on_frame(max, floor, max), floor);
+	CHECK_EQ(voff__spin_on_frame(max, floor, max - 1), max);
+	CHECK_EQ(voff__spin_on_empty(max, max), max / 2);
+	CHECK_EQ(voff__spin_on_empty(max, floor), floor);
+	CHECK_EQ(voff__spin_on_empty(15, 15), 7);
+	CHECK_EQ(voff__spin_on_empty(15, 2), 1);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t gap, before = w;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		/* Mostly 2 ms (a ping's rhythm), now and then 0..6 ms. */
+		gap = seed % 8 ? 2000000 + seed % 100000
+			       : (seed >> 8) % 6000000;
+		if (gap >= max)
+			late++;
+		if (gap >= w) {
+			/* Not caught: the window closed empty first. */
+			w = voff__spin_on_empty(max, w);
+			CHECK_EQ(w, before / 2 < floor ? floor : before / 2);
+			if (gap < max)
+				missed++;
+		}
+		w = voff__spin_on_frame(max, w, gap);
+		CHECK(w >= floor && w <= max);
+		CHECK_EQ(w, gap < max ? max : before / 2 < floor ? floor
+								  : before / 2);
+	}
+	/* A frame the window is meant for is missed only after a late one. */
+	CHECK_LE(missed, late);
+	CHECK_GT(late, 0u);
+	CHECK_LT(late, n / 8);
 }
 
 /* Two flows interleaved, one super-packet cut: each flow stays in order. */
@@ -791,4 +852,5 @@ CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_limit_follows_egress),
 	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
 	   CHECK_TEST(t_no_reorder), CHECK_TEST(t_busy_poll),
+	   CHECK_TEST(t_spin_window),
 	   CHECK_TEST(t_control))
