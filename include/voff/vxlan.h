@@ -26,8 +26,10 @@
  *    frame copied into a packet of the caller's pool.  A datagram that
  *    fails is dropped and counted by reason among the port's receive
  *    drops (voff_port_drops(): trunc_vxlan, vxlan_flags, vxlan_vni,
- *    vxlan_runt).  Reserved bits are ignored, as RFC 7348 says receivers
- *    must (counted in rx_reserved).  The inner source MAC of each frame
+ *    vxlan_reserved, vxlan_runt).  A header with reserved flag bits or
+ *    fields set is dropped (vxlan_reserved), as the kernel's vxlan does
+ *    without extensions, where RFC 7348 would have receivers ignore
+ *    them.  The inner source MAC of each frame
  *    is learned with the VTEP address it came from.  The frames carry no
  *    checksum state: a GRO engine (the switch's, per port) verifies and
  *    merges them into super-packets again.
@@ -114,7 +116,6 @@ struct voff_vxlan_cfg {
 	X(tx_no_remote, "frames to flood with no remote VTEP: dropped")      \
 	X(tx_datagrams, "datagrams handed to the socket, copies included")   \
 	X(rx_datagrams, "datagrams received and checked")                    \
-	X(rx_reserved, "accepted with reserved bits set (ignored)")          \
 	X(learned, "MACs learned at a new VTEP or moved to another")
 
 /** struct voff_vxlan_stats - one uint64_t per entry of VOFF_VXLAN_STATS_MAP */

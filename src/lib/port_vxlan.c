@@ -491,8 +491,11 @@ static void set_pending(struct vx *vx)
 
 /*
  * Check one datagram (RFC 7348 section 5): the I flag set, our VNI, a
- * whole inner Ethernet header.  Reserved bits are ignored, as receivers
- * must.  Return: 0 or the drop reason.
+ * whole inner Ethernet header.  Reserved flag bits and fields must be
+ * zero: the kernel's vxlan drops a header with any of them set unless an
+ * extension (GBP, GPE, remote checksum offload) claims them, and voff has
+ * none, so it drops them too rather than ignore them as RFC 7348 asks of
+ * receivers.  Return: 0 or the drop reason.
  */
 static int vx_check(struct vx *vx, const uint8_t *d, uint32_t len)
 {
@@ -505,10 +508,10 @@ static int vx_check(struct vx *vx, const uint8_t *d, uint32_t len)
 	vni = (uint32_t)d[4] << 16 | (uint32_t)d[5] << 8 | d[6];
 	if (vni != vx->cfg.vni)
 		return VOFF_E_VXLAN_VNI;
+	if ((d[0] & ~VX_FLAG_I) || d[1] || d[2] || d[3] || d[7])
+		return VOFF_E_VXLAN_RESERVED;
 	if (len - VOFF_VXLAN_HLEN < 14)
 		return VOFF_E_VXLAN_RUNT;
-	if ((d[0] & ~VX_FLAG_I) || d[1] || d[2] || d[3] || d[7])
-		vx->st.rx_reserved++;
 	return 0;
 }
 
