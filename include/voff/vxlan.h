@@ -30,9 +30,12 @@
  *    fields set is dropped (vxlan_reserved), as the kernel's vxlan does
  *    without extensions, where RFC 7348 would have receivers ignore
  *    them.  The inner source MAC of each frame
- *    is learned with the VTEP address it came from.  The frames carry no
- *    checksum state: a GRO engine (the switch's, per port) verifies and
- *    merges them into super-packets again.
+ *    is learned with the VTEP address it came from.  The copy out of the
+ *    train sums the inner TCP or UDP checksum (IPv4, IPv6 without
+ *    extension headers) on the way: a frame whose checksum is right
+ *    leaves VOFF_CSUM_VALID, any other with no checksum state, to be
+ *    verified downstream.  A GRO engine (the switch's, per port) merges
+ *    them into super-packets again.
  *  - Limits: the overlay MTU is the underlay's minus 50 bytes (IPv4) or
  *    70 (IPv6): outer Ethernet 14, IP 20 or 40, UDP 8, VXLAN 8; the
  *    underlay MTU is the smallest route MTU towards the remotes (the
