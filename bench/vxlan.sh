@@ -11,6 +11,8 @@
 #            (host 2) vxlan0 + br0 -veth- ns B
 #   single:  voff with udp_offload=off: no UDP_SEGMENT, no UDP_GRO, one
 #            datagram per system call on the VXLAN sockets
+#   base:    with BASE= set, the voff scenario with that binary on both
+#            hosts (an older build, for a before/after in the same run)
 #
 # inner MTU 1450 everywhere.  REPS rounds, each running every scenario
 # once (interleaved, so a load that comes and goes hits them alike).  For
@@ -30,7 +32,8 @@
 # VOFF=path of voff (required); REPS (default 3); SECS per iperf3 run
 # (default 10); CC, the congestion control (default cubic, as e2e.sh);
 # OUT, where the TSV and plots go (default docs/img; OUT= for none);
-# ONLY, a bash regular expression of scenarios to run (voff|kernel|single);
+# BASE, a second voff binary to run as the "base" scenario; ONLY, a bash
+# regular expression of scenarios to run (voff|kernel|single|base);
 # SHORT=1: REPS=1, SECS=2, about a minute in all.  Progress goes to
 # stderr.  Removes everything it created, also on Ctrl-C.
 set -uo pipefail
@@ -46,6 +49,8 @@ cc=${CC:-cubic}
 only=${ONLY:-.}
 outdir=${OUT-$root/docs/img}
 strace_on=${STRACE:-0}
+base_bin=${BASE:-}
+voff_bin=$VOFF
 
 tag=vb
 # shellcheck source=tests/integ/lib_vxlan.sh
@@ -74,9 +79,11 @@ setup() {
 		vx_kernel_host 1 192.168.77.2
 		vx_kernel_host 2 192.168.77.1
 		;;
-	voff | single)
+	voff | single | base)
 		vx_opts=
 		[ "$1" = single ] && vx_opts=,udp_offload=off
+		voff=$voff_bin
+		[ "$1" = base ] && voff=$base_bin
 		vx_voff_host 1 "$ctl" 192.168.77.2 >&2
 		vx_voff_host 2 "$ctl2" 192.168.77.1 >&2
 		pids=("$swpid" "${lib_pids[-1]}")
@@ -162,6 +169,7 @@ print("%.0f %.1f %.1f" % ((c1 - c0) / hz / (t1 - t0) * 100, tx / mb, rx / mb))
 }
 
 scenarios=(voff kernel single)
+[ -n "$base_bin" ] && scenarios+=(base)
 : > "$raw"
 : > "$LIB_TMP/strace.tsv"
 for rep in $(seq "$reps"); do
@@ -192,7 +200,8 @@ import statistics, sys
 raw, tsv, cc, secs, stf = sys.argv[1:]
 names = {"voff": "voff overlay (trains)",
          "kernel": "kernel overlay (vxlan + bridge)",
-         "single": "voff, one datagram per call"}
+         "single": "voff, one datagram per call",
+         "base": "voff overlay, BASE binary (trains)"}
 runs = {}
 for line in open(raw):
     s, d, g, cpu, tx, rx = line.rstrip("\n").split("\t")
@@ -210,7 +219,7 @@ print("\nVXLAN overlay, TCP ns A <-> ns B, inner MTU 1450, "
 print("\n| Path | Dir | runs | Gbit/s | switches CPU % | sendmmsg/MB"
       " | recvmmsg/MB |\n|---|---|---|---|---|---|---|")
 rows = []
-for s in ("voff", "kernel", "single"):
+for s in ("voff", "kernel", "single", "base"):
     for d in ("A->B", "B->A"):
         if (s, d) not in runs:
             continue
@@ -230,6 +239,11 @@ for d in ("A->B", "B->A"):
 for d in ("A->B", "B->A"):
     print("trains / one per call %s: %s (target 3x or more)"
           % (d, ratio(med("voff", d, 0), med("single", d, 0))))
+for d in ("A->B", "B->A"):
+    if ("base", d) in runs:
+        print("voff / BASE %s: %s; BASE / kernel: %s"
+              % (d, ratio(med("voff", d, 0), med("base", d, 0)),
+                 ratio(med("base", d, 0), med("kernel", d, 0))))
 def calls(s):
     v = [med(s, d, i) for d in ("A->B", "B->A") for i in (2, 3)]
     return None if None in v else sum(v)

@@ -159,7 +159,9 @@ extern "C" {
 	X(VXLAN_RUNT, "vxlan_runt",                                             \
 	  "VXLAN inner frame shorter than an Ethernet header")                  \
 	X(VXLAN_NO_REMOTE, "vxlan_no_remote",                                   \
-	  "frame to flood and no remote VTEP to send it to")
+	  "frame to flood and no remote VTEP to send it to")                    \
+	X(VXLAN_RESERVED, "vxlan_reserved",                                     \
+	  "VXLAN header with reserved flag bits or fields set")
 
 /* Negative codes: VOFF_E_TRUNC_ETH == -(VOFF_E_BASE + 1), and so on. */
 enum voff_err_index {

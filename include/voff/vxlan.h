@@ -26,11 +26,16 @@
  *    frame copied into a packet of the caller's pool.  A datagram that
  *    fails is dropped and counted by reason among the port's receive
  *    drops (voff_port_drops(): trunc_vxlan, vxlan_flags, vxlan_vni,
- *    vxlan_runt).  Reserved bits are ignored, as RFC 7348 says receivers
- *    must (counted in rx_reserved).  The inner source MAC of each frame
- *    is learned with the VTEP address it came from.  The frames carry no
- *    checksum state: a GRO engine (the switch's, per port) verifies and
- *    merges them into super-packets again.
+ *    vxlan_reserved, vxlan_runt).  A header with reserved flag bits or
+ *    fields set is dropped (vxlan_reserved), as the kernel's vxlan does
+ *    without extensions, where RFC 7348 would have receivers ignore
+ *    them.  The inner source MAC of each frame
+ *    is learned with the VTEP address it came from.  The copy out of the
+ *    train sums the inner TCP or UDP checksum (IPv4, IPv6 without
+ *    extension headers) on the way: a frame whose checksum is right
+ *    leaves VOFF_CSUM_VALID, any other with no checksum state, to be
+ *    verified downstream.  A GRO engine (the switch's, per port) merges
+ *    them into super-packets again.
  *  - Limits: the overlay MTU is the underlay's minus 50 bytes (IPv4) or
  *    70 (IPv6): outer Ethernet 14, IP 20 or 40, UDP 8, VXLAN 8; the
  *    underlay MTU is the smallest route MTU towards the remotes (the
@@ -114,7 +119,6 @@ struct voff_vxlan_cfg {
 	X(tx_no_remote, "frames to flood with no remote VTEP: dropped")      \
 	X(tx_datagrams, "datagrams handed to the socket, copies included")   \
 	X(rx_datagrams, "datagrams received and checked")                    \
-	X(rx_reserved, "accepted with reserved bits set (ignored)")          \
 	X(learned, "MACs learned at a new VTEP or moved to another")
 
 /** struct voff_vxlan_stats - one uint64_t per entry of VOFF_VXLAN_STATS_MAP */

@@ -150,6 +150,22 @@ extern const struct voff_port_ops voff__port_vhost_ops;
 extern const struct voff_port_ops voff__port_vxlan_ops;
 
 /**
+ * voff__vxlan_copy_verify() - copy a decapsulated frame, verifying its
+ * L4 checksum on the way
+ * @dst:	where the frame goes (@len bytes of room, not overlapping @src)
+ * @src:	the inner Ethernet frame
+ * @len:	its length
+ *
+ * The whole frame is copied.  When it is IPv4 (not a fragment) or IPv6
+ * (no extension header) carrying TCP, or UDP with a nonzero checksum,
+ * whose lengths fit the frame, the L4 checksum is summed in the same pass
+ * over the bytes (the pseudo header included).
+ * Return: true when that checksum was summed and is correct; false when it
+ * is wrong or was not checked (the frame then needs checking later).
+ */
+bool voff__vxlan_copy_verify(uint8_t *dst, const uint8_t *src, uint32_t len);
+
+/**
  * voff__port_egress_features() - what a send of VOFF_TUN_F_* offloads @off
  * may carry, as feat.h features (SG and HIGHDMA alone for 0)
  */

@@ -53,8 +53,9 @@ want [ "$(vx_stat "$ctl" vxlan42 gro_out)" -gt 0 ] \
 	"voff's GRO merged decapsulated segments into super-packets"
 want [ "$(vx_stat "$ctl" t1 tx_super)" -gt 0 ] \
 	"TCP inside the tunnel reached the TAP as super-packets"
-for k in rx_drop_vxlan_vni rx_drop_vxlan_flags rx_drop_trunc_vxlan \
-	rx_drop_vxlan_runt udp_fallback_train udp_fallback_gso_eio; do
+for k in rx_drop_vxlan_vni rx_drop_vxlan_flags rx_drop_vxlan_reserved \
+	rx_drop_trunc_vxlan rx_drop_vxlan_runt udp_fallback_train \
+	udp_fallback_gso_eio; do
 	want [ "$(vx_stat "$ctl" vxlan42 $k)" = 0 ] "vxlan42 $k 0"
 done
 

@@ -50,8 +50,8 @@ for c in "$ctl" "$ctl2"; do
 		"host $n received UDP_GRO trains"
 	want [ "$(vx_stat "$c" "t$n" tx_super)" -gt 0 ] \
 		"host $n wrote super-packets to its TAP"
-	for k in rx_drop_vxlan_vni rx_drop_vxlan_flags rx_drop_trunc_vxlan \
-		rx_drop_vxlan_runt udp_fallback_train; do
+	for k in rx_drop_vxlan_vni rx_drop_vxlan_flags rx_drop_vxlan_reserved \
+		rx_drop_trunc_vxlan rx_drop_vxlan_runt udp_fallback_train; do
 		want [ "$(vx_stat "$c" vxlan42 $k)" = 0 ] "host $n: $k 0"
 	done
 done
