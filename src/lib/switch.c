@@ -5,6 +5,7 @@
  * (switch.h has the Theory of Operation)
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -100,6 +101,7 @@ struct voff_switch {
 	/* The ingress validator's parses of a receive batch, by slot. */
 	struct voff_parsed rx_parsed[VOFF_BATCH_MAX];
 	uint64_t busy_poll_ns;		/* the configured window; 0: off */
+	uint64_t yield_ns;		/* when a spin last yielded its CPU */
 	uint64_t spin_ns;		/* the window now (adaptive) */
 	uint64_t last_rx_ns;		/* when a step last received */
 	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
@@ -1003,6 +1005,9 @@ static bool spinning(const struct voff_switch *sw, uint64_t now)
 	       now - sw->last_rx_ns < sw->spin_ns;
 }
 
+/* How often a spinning switch yields its CPU to whatever else waits there. */
+#define SPIN_YIELD_NS 20000ull
+
 /*
  * Steps without sleeping until one receives or the window closes (step()
  * and voff__spin_on_frame() open it whole again on a frame; one that
@@ -1010,14 +1015,28 @@ static bool spinning(const struct voff_switch *sw, uint64_t now)
  * costs no system call on a port that can tell from memory that it has
  * nothing (a TAP's multishot ring, a packet port's receive ring).
  */
+
 static int spin(struct voff_switch *sw)
 {
 	for (;;) {
 		int n = step(sw);
+		uint64_t now;
 
 		if (n > 0)
 			return n;
-		if (!spinning(sw, now_ns())) {
+		now = now_ns();
+		/*
+		 * A task woken on this CPU (the receiver of a frame the switch
+		 * just wrote lands here often) would otherwise wait for the
+		 * spinner's whole time slice, milliseconds: give the CPU up
+		 * now and then.  With nothing else to run, it costs one
+		 * system call every SPIN_YIELD_NS.
+		 */
+		if (now - sw->yield_ns >= SPIN_YIELD_NS) {
+			sched_yield();
+			sw->yield_ns = now;
+		}
+		if (!spinning(sw, now)) {
 			sw->spin_ns = voff__spin_on_empty(sw->busy_poll_ns,
 							  sw->spin_ns);
 			return 0;
