@@ -246,6 +246,20 @@ int voff_udp_addr_parse(union voff_udp_addr *out, const char *text,
 char *voff_udp_addr_format(const union voff_udp_addr *a, char *buf,
 			   size_t cap);
 
+/**
+ * voff_udp_addr_eq() - whether @a and @b name the same endpoint
+ * @a:		an address
+ * @b:		another
+ *
+ * Same family, address and port; an IPv6 flow label and scope are left
+ * out, as voff_udp_addr_format() leaves them out.  Two AF_UNSPEC
+ * addresses are equal.
+ *
+ * Return: true when they are the same.
+ */
+bool voff_udp_addr_eq(const union voff_udp_addr *a,
+		      const union voff_udp_addr *b);
+
 /** voff_udp_addr_len() - the socklen_t of @a's family (0 for AF_UNSPEC) */
 socklen_t voff_udp_addr_len(const union voff_udp_addr *a);
 

@@ -122,18 +122,6 @@ static void addr_set_port(union voff_udp_addr *a, uint16_t port)
 		a->in4.sin_port = htons(port);
 }
 
-/* Same family, address and port (flow labels and scopes left out). */
-static bool addr_eq(const union voff_udp_addr *a, const union voff_udp_addr *b)
-{
-	if (a->sa.sa_family != b->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return a->in4.sin_port == b->in4.sin_port &&
-		       a->in4.sin_addr.s_addr == b->in4.sin_addr.s_addr;
-	return a->in6.sin6_port == b->in6.sin6_port &&
-	       !memcmp(&a->in6.sin6_addr, &b->in6.sin6_addr, 16);
-}
-
 /* @a with port 0 made 4789; Return: 0, or -EINVAL for the wrong family. */
 static int vtep_norm(const struct vx *vx, const union voff_udp_addr *a,
 		     union voff_udp_addr *out)
@@ -167,7 +155,7 @@ static int vtep_slot(struct vx *vx, const union voff_udp_addr *a)
 	int free_slot = -1;
 
 	for (int i = 0; i < VX_VTEPS; i++) {
-		if (vx->vtep_used[i] && addr_eq(&vx->vtep[i], a))
+		if (vx->vtep_used[i] && voff_udp_addr_eq(&vx->vtep[i], a))
 			return i;
 		if (!vx->vtep_used[i] && free_slot < 0)
 			free_slot = i;
@@ -530,10 +518,10 @@ static int train_slot(struct vx *vx, unsigned int i)
 	for (unsigned int r = 0; r < vx->cfg.n_remote; r++) {
 		union voff_udp_addr b = vx->cfg.remote[r];
 
-		if (addr_eq(&a, &b))
+		if (voff_udp_addr_eq(&a, &b))
 			return vtep_slot(vx, &b);
 		addr_set_port(&b, addr_port(&a));
-		if (by_addr < 0 && addr_eq(&a, &b))
+		if (by_addr < 0 && voff_udp_addr_eq(&a, &b))
 			by_addr = (int)r;
 	}
 	if (by_addr >= 0)
@@ -851,7 +839,7 @@ int voff_port_vxlan_remote_add(struct voff_port *port,
 	if (!vx || vtep_norm(vx, addr, &a))
 		return -EINVAL;
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
-		if (addr_eq(&vx->cfg.remote[i], &a))
+		if (voff_udp_addr_eq(&vx->cfg.remote[i], &a))
 			return -EEXIST;
 	if (vx->cfg.n_remote == VOFF_VXLAN_REMOTES_MAX)
 		return -ENOSPC;
@@ -870,7 +858,7 @@ int voff_port_vxlan_remote_del(struct voff_port *port,
 	if (!vx || vtep_norm(vx, addr, &a))
 		return -EINVAL;
 	for (i = 0; i < vx->cfg.n_remote; i++)
-		if (addr_eq(&vx->cfg.remote[i], &a))
+		if (voff_udp_addr_eq(&vx->cfg.remote[i], &a))
 			break;
 	if (i == vx->cfg.n_remote)
 		return -ENOENT;
@@ -878,7 +866,7 @@ int voff_port_vxlan_remote_del(struct voff_port *port,
 		(vx->cfg.n_remote - i - 1) * sizeof(a));
 	vx->cfg.n_remote--;
 	for (int s = 0; s < VX_VTEPS; s++) {
-		if (vx->vtep_used[s] && addr_eq(&vx->vtep[s], &a)) {
+		if (vx->vtep_used[s] && voff_udp_addr_eq(&vx->vtep[s], &a)) {
 			voff__fdb_flush_port(&vx->fdb, (uint32_t)s);
 			vx->vtep_used[s] = false;
 		}

@@ -470,20 +470,11 @@ static bool same_but_remotes(const char *run, const struct voff_port_spec *p,
 	return !strcmp(want, buf);
 }
 
-static bool addr_same(const union voff_udp_addr *a,
-		      const union voff_udp_addr *b)
-{
-	char x[64], y[64];
-
-	return !strcmp(voff_udp_addr_format(a, x, sizeof(x)),
-		       voff_udp_addr_format(b, y, sizeof(y)));
-}
-
 static bool addr_in(const union voff_udp_addr *a,
 		    const union voff_udp_addr *list, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		if (addr_same(a, &list[i]))
+		if (voff_udp_addr_eq(a, &list[i]))
 			return true;
 	return false;
 }

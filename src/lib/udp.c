@@ -28,6 +28,20 @@
 
 /* ---- addresses ----------------------------------------------------------- */
 
+bool voff_udp_addr_eq(const union voff_udp_addr *a,
+		      const union voff_udp_addr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->in4.sin_port == b->in4.sin_port &&
+		       a->in4.sin_addr.s_addr == b->in4.sin_addr.s_addr;
+	if (a->sa.sa_family == AF_INET6)
+		return a->in6.sin6_port == b->in6.sin6_port &&
+		       !memcmp(&a->in6.sin6_addr, &b->in6.sin6_addr, 16);
+	return a->sa.sa_family == AF_UNSPEC;
+}
+
 socklen_t voff_udp_addr_len(const union voff_udp_addr *a)
 {
 	if (a->sa.sa_family == AF_INET)

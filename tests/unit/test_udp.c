@@ -258,6 +258,32 @@ static void t_addr(void)
 	memset(&a, 0, sizeof(a));
 	CHECK_STR_EQ(voff_udp_addr_format(&a, s, sizeof(s)), "-");
 	CHECK_EQ(voff_udp_addr_len(&a), 0);
+	{
+		union voff_udp_addr b, c;
+
+		memset(&b, 0, sizeof(b));
+		CHECK(voff_udp_addr_eq(&a, &b));	/* both AF_UNSPEC */
+		CHECK_OK(voff_udp_addr_parse(&a, "192.0.2.1", 4789));
+		CHECK_OK(voff_udp_addr_parse(&b, "192.0.2.1:4789", 0));
+		CHECK(voff_udp_addr_eq(&a, &b));
+		CHECK_OK(voff_udp_addr_parse(&b, "192.0.2.1:4790", 0));
+		CHECK(!voff_udp_addr_eq(&a, &b));
+		CHECK_OK(voff_udp_addr_parse(&b, "192.0.2.2:4789", 0));
+		CHECK(!voff_udp_addr_eq(&a, &b));
+		CHECK_OK(voff_udp_addr_parse(&b, "[::ffff:192.0.2.1]:4789",
+					     0));
+		CHECK(!voff_udp_addr_eq(&a, &b));	/* another family */
+		CHECK_OK(voff_udp_addr_parse(&b, "[2001:db8::1]:4789", 0));
+		CHECK_OK(voff_udp_addr_parse(&c, "2001:db8::1", 4789));
+		c.in6.sin6_flowinfo = htonl(5);
+		c.in6.sin6_scope_id = 2;
+		CHECK(voff_udp_addr_eq(&b, &c));	/* label, scope left out */
+		CHECK_OK(voff_udp_addr_parse(&c, "[2001:db8::2]:4789", 0));
+		CHECK(!voff_udp_addr_eq(&b, &c));
+		CHECK_OK(voff_udp_addr_parse(&c, "[2001:db8::1]:4788", 0));
+		CHECK(!voff_udp_addr_eq(&b, &c));
+		memset(&a, 0, sizeof(a));
+	}
 	static const char *const bad[] = {
 		"", "host", "1.2.3.4:", "1.2.3.4:65536", "1.2.3.4:x",
 		"[2001:db8::1", "[2001:db8::1]x", "[1.2.3]:5", "1.2.3.4:-1",
