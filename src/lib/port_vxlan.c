@@ -605,6 +605,7 @@ static int rx_one(struct voff_port *port, struct voff_pool *pool,
 	uint32_t off = vx->rx_dg * t->gso_size;
 	uint32_t len = t->len - off < t->gso_size ? t->len - off : t->gso_size;
 	struct voff_pkt *pkt;
+	uint8_t *dst;
 	int err;
 
 	if (t->gso_segs <= 1)
@@ -627,18 +628,14 @@ static int rx_one(struct voff_port *port, struct voff_pool *pool,
 	 * downstream as before (a bad one never leaves as verified).
 	 */
 	len -= VOFF_VXLAN_HLEN;
-	err = voff_pkt_set_data(pkt, NULL, 0);
-	if (!err && voff_pkt_tailroom(pkt) < len)
-		err = VOFF_E_TOO_BIG;
-	if (err) {
-		voff__port_count_drop(port, VOFF_PORT_RX, err);
+	dst = voff_pkt_put(pkt, len);
+	if (!dst) {
+		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_TOO_BIG);
 		voff_pkt_free(pkt);
 		return 0;
 	}
-	if (voff__vxlan_copy_verify(voff_pkt_data(pkt), d + VOFF_VXLAN_HLEN,
-				    len))
+	if (voff__vxlan_copy_verify(dst, d + VOFF_VXLAN_HLEN, len))
 		pkt->csum = VOFF_CSUM_VALID;
-	voff_pkt_put(pkt, len);
 	learn(vx, d + VOFF_VXLAN_HLEN + 6, vx->rx_slot, now);
 	voff__port_rx_accept(port, pkt, b, 0, 0);
 	return 0;
