@@ -1015,7 +1015,6 @@ static bool spinning(const struct voff_switch *sw, uint64_t now)
  * costs no system call on a port that can tell from memory that it has
  * nothing (a TAP's multishot ring, a packet port's receive ring).
  */
-
 static int spin(struct voff_switch *sw)
 {
 	for (;;) {

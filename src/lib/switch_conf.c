@@ -2,8 +2,9 @@
 /*
  * switch_conf.c - configuration files of the switch: the control requests
  * that declare ports (`ports add`), their features and their settings,
- * and static MAC entries (`fdb add`), one per line, read into a struct voff_switch_conf, applied to a running
- * switch as a difference, and written back from the running state
+ * and static MAC entries (`fdb add`), one per line, read into a struct
+ * voff_switch_conf, applied to a running switch as a difference, and
+ * written back from the running state
  *
  * A line is read through the table of control commands (switch_ctl.c,
  * voff__ctl_conf_line()), so a configuration has the words of `voff ctl`
