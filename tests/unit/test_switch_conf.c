@@ -214,7 +214,7 @@ static void t_refused(void)
 	refused("limits vt0 bogus 1", -EINVAL,
 		"/etc/voff/x.conf:3: unknown setting 'bogus' (settings: "
 		"gso_max_size, gso_max_segs, gro_max_size, gro_flush_timeout, "
-		"gro, napi, rx_ring, rx_budget, rx_backoff)");
+		"gro, napi, rx_ring, rx_budget, rx_backoff, port_retry)");
 	refused("limits vt0 gso_max_size", -EINVAL,
 		"/etc/voff/x.conf:3: limits: NAME VALUE pairs expected");
 	refused("limits vt1 gso_max_size 2000", -ENOENT,
