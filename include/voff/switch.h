@@ -36,8 +36,8 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size; with gro_flush_timeout, gro, napi, rx_budget and
- * rx_backoff, the port's settings: voff_switch_set()) which the switch
+ * gro_max_size; with gro_flush_timeout, gro, napi, rx_budget, rx_backoff
+ * and port_retry, the port's settings: voff_switch_set()) which the switch
  * holds the port to as an egress, over what voff_port_egress() reports.  With limit propagation
  * on (the default), the gso_max_size and gso_max_segs set on each TAP or
  * TUN device are the minimum of what the *other* ports take, recomputed
@@ -1135,8 +1135,11 @@ int voff_switch_conf_apply(struct voff_switch *sw,
  * static MAC entries of it), except that the device is opened before
  * the failed port is closed: an attempt that fails leaves the failed
  * port as it was, counts it (struct voff_switch_stats.retries) and
- * reports VOFF_SWITCH_EV_PORT_RETRY with the reason.  Ports @conf does
- * not declare (added by a control request) are left failed.
+ * reports VOFF_SWITCH_EV_PORT_RETRY with the reason (a device that needs
+ * what the failed one holds, a VXLAN port's UDP port, fails so until a
+ * reload re-opens it).  Ports @conf does not declare (added by a control
+ * request) are left failed.  voff_switch_conf_error() names the last
+ * attempt that failed.
  *
  * Return: the ports re-opened (>= 0), or -EINVAL.
  */
