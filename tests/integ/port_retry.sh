@@ -20,7 +20,7 @@
 # many descriptors as before the faults.  With --drop-caps every attempt
 # fails with EPERM, logged once with the reason.  Needs root, python3.
 set -u
-tag=pr
+tag=rt
 # shellcheck source=tests/integ/lib_ns.sh
 . "$(dirname "$0")/lib_ns.sh"
 ns_require python3
