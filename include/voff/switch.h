@@ -628,7 +628,9 @@ const char *voff_switch_event_name(enum voff_switch_event_type t);
  *		before (VOFF_F_* bits)
  * @new_value:	SETTING: its value now; FEATURES: the wanted features now;
  *		PORT_RETRY: the attempts so far (struct
- *		voff_switch_stats.retries)
+ *		voff_switch_stats.retries); PORT_REMOVED, PORT_ADDED: 1
+ *		when the failed port and its new self of a re-open (a
+ *		PORT_RECOVERED follows), else 0
  * @old_size:	PROPAGATED: the gso_max_size the device had (the value it
  *		reported at open before the first propagation);
  *		PROPAGATE_FAILED: the one it keeps

@@ -109,6 +109,7 @@ struct voff_switch {
 	uint64_t last_rx_ns;		/* when a step last received */
 	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
 	void *event_ctx;
+	bool reopening;			/* voff__switch_reopening() */
 };
 
 _Static_assert(sizeof(((struct voff_switch_port_info *)0)->spec) ==
@@ -171,6 +172,9 @@ static void port_event(struct voff_switch *sw, unsigned int id,
 {
 	struct voff_switch_event ev = { .type = type, .port = id, .err = err };
 
+	if (type == VOFF_SWITCH_EV_PORT_ADDED ||
+	    type == VOFF_SWITCH_EV_PORT_REMOVED)
+		ev.new_value = sw->reopening;
 	voff__switch_emit(sw, &ev);
 }
 
@@ -1283,6 +1287,11 @@ void voff__switch_retry_failed(struct voff_switch *sw, unsigned int id,
 	ev.err = err;
 	ev.new_value = p->st.retries;
 	voff__switch_emit(sw, &ev);
+}
+
+void voff__switch_reopening(struct voff_switch *sw, bool on)
+{
+	sw->reopening = on;
 }
 
 void voff__switch_retry_took(struct voff_switch *sw, unsigned int id,

@@ -679,14 +679,16 @@ static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
 
 	voff_switch_stats(sw, id, &st);
 	err = voff_port_open(&port, &p->spec.cfg);
+	if (err && retry)
+		return conf_fail(c, p, err, "%s", voff_strerror(err));
+	voff__switch_reopening(sw, true);
 	if (!err) {
 		err = replace(sw, c, p, id, port);
-	} else if (!retry) {
+	} else {
 		voff_switch_del(sw, id);
 		err = add(sw, c, p);
-	} else {
-		return conf_fail(c, p, err, "%s", voff_strerror(err));
 	}
+	voff__switch_reopening(sw, false);
 	if (err)
 		return err;
 	nid = voff_switch_find(sw, p->spec.cfg.name);

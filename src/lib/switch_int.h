@@ -189,6 +189,12 @@ void voff__switch_retry_failed(struct voff_switch *sw, unsigned int id,
 			       int err, uint64_t now_ns);
 
 /*
+ * Between on and off, the ports removed and added are those of a re-open:
+ * their PORT_REMOVED and PORT_ADDED events say so (@new_value 1).
+ */
+void voff__switch_reopening(struct voff_switch *sw, bool on);
+
+/*
  * Port @id re-opened a failed port at its @retries-th attempt: it keeps
  * the count (struct voff_switch_stats.retries).
  */

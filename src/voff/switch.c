@@ -358,12 +358,15 @@ static void on_event(void *ctx, const struct voff_switch_event *ev)
 	switch (ev->type) {
 	case VOFF_SWITCH_EV_PORT_ADDED:
 		memset(&v->alarm[ev->port], 0, sizeof(v->alarm[0]));
-		log_event(LOG_LVL_NOTICE, "port_added", n, f,
+		/* A re-open is told once, by its PORT_RECOVERED. */
+		log_event(ev->new_value ? LOG_LVL_INFO : LOG_LVL_NOTICE,
+			  "port_added", n, f,
 			  "port %s added%s%s%s", n, *ev->spec ? " (" : "",
 			  ev->spec, *ev->spec ? ")" : "");
 		break;
 	case VOFF_SWITCH_EV_PORT_REMOVED:
-		log_event(LOG_LVL_NOTICE, "port_removed", n, f,
+		log_event(ev->new_value ? LOG_LVL_INFO : LOG_LVL_NOTICE,
+			  "port_removed", n, f,
 			  "port %s removed", n);
 		break;
 	case VOFF_SWITCH_EV_PORT_DOWN:

@@ -752,6 +752,9 @@ static void t_failed_recovered(void)
 	CHECK_EQ(s.ev[1].type, VOFF_SWITCH_EV_PORT_REMOVED);
 	CHECK_EQ(s.ev[2].type, VOFF_SWITCH_EV_PORT_ADDED);
 	CHECK_EQ(s.ev[3].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	/* Removed and added as parts of a re-open. */
+	CHECK_EQ(s.ev[1].new_value, 1);
+	CHECK_EQ(s.ev[2].new_value, 1);
 	CHECK_STR_EQ(s.ev[3].name, path);
 	voff_switch_conf_free(conf);
 	voff_switch_free(sw);
@@ -892,6 +895,7 @@ static void t_retry_reopen(void)
 	CHECK_EQ(ev.ev[3].type, VOFF_SWITCH_EV_PORT_REMOVED);
 	CHECK_EQ(ev.ev[4].type, VOFF_SWITCH_EV_PORT_ADDED);
 	CHECK_EQ(ev.ev[5].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	CHECK_EQ(ev.ev[3].new_value + ev.ev[4].new_value, 2);
 	CHECK_STR_EQ(ev.ev[5].name, pa);
 	CHECK(!failed(sw, pa, &wait));
 	CHECK_EQ(wait, 0);
