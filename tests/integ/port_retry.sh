@@ -85,11 +85,6 @@ if [ "$(lines "port e1: re-open 1 failed: No such device; next in 2 s")" -eq 1 ]
 else
 	bad "attempt lines: $(grep 'e1: re-open' "$log")"
 fi
-if vctl stats --prometheus | grep -q "^voff_port_retries_total{port=\"e1\"} $n\$"; then
-	ok "voff_port_retries_total of e1 is $n"
-else
-	bad "prometheus: $(vctl stats --prometheus | grep 'retries_total{port="e1"')"
-fi
 veth "$E"
 if wait_state e1 ok && wait_log "port e1 recovered: re-opened"; then
 	ok "veth back: e1 recovered without a reload"
@@ -98,10 +93,19 @@ else
 fi
 if nsping "$E" 10.83.0.1; then ok "ping through the re-opened packet port"
 else bad "no ping through e1 after it recovered"; fi
-if [ "$(stat_of e1 retries)" -eq $((n + 1)) ]; then
-	ok "e1 keeps its count: $((n + 1)) attempts"
+# Recovered, the count no longer moves: the failed attempts (another may
+# have come since it was read above) and the one that re-opened it.
+m=$(stat_of e1 retries)
+if [ "$m" -gt "$n" ] &&
+   [ "$(lines "port e1: re-open")" -eq 1 ]; then
+	ok "e1 keeps its count: $m attempts, the last one re-opened it"
 else
-	bad "e1 retries after recovery: $(stat_of e1 retries) (want $((n + 1)))"
+	bad "e1 retries after recovery: $m (want more than $n)"
+fi
+if vctl stats --prometheus | grep -q "^voff_port_retries_total{port=\"e1\"} $m\$"; then
+	ok "voff_port_retries_total of e1 is $m"
+else
+	bad "prometheus: $(vctl stats --prometheus | grep 'retries_total{port="e1"')"
 fi
 
 # 2. A VM's TAP deleted: the first attempt creates it again.
