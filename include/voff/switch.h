@@ -36,8 +36,8 @@
  * on]".  Turning TSO off on a port makes it an MTU-only egress.
  *
  * Limits: each port has its own limits (gso_max_size, gso_max_segs,
- * gro_max_size; with gro_flush_timeout, gro, napi, rx_budget and
- * rx_backoff, the port's settings: voff_switch_set()) which the switch
+ * gro_max_size; with gro_flush_timeout, gro, napi, rx_budget, rx_backoff
+ * and port_retry, the port's settings: voff_switch_set()) which the switch
  * holds the port to as an egress, over what voff_port_egress() reports.  With limit propagation
  * on (the default), the gso_max_size and gso_max_segs set on each TAP or
  * TUN device are the minimum of what the *other* ports take, recomputed
@@ -90,6 +90,11 @@ struct voff_switch;
  * read at most every 8 ms while they go on.
  */
 #define VOFF_SWITCH_RX_BACKOFF_NS (8ull * 1000000ull)
+/*
+ * Default port_retry: a failed port of a configuration is tried again at
+ * waits doubling from 1 s up to a minute (voff_switch_conf_retry()).
+ */
+#define VOFF_SWITCH_PORT_RETRY_S 60
 /* Default MAC aging time (the bridge's ageing_time: 300 s). */
 #define VOFF_SWITCH_AGE_NS (300ull * 1000000000ull)
 
@@ -163,6 +168,9 @@ const char *voff_switch_drop_name(enum voff_switch_drop d);
  * @flooded:	frames from this ingress flooded to every other port
  * @rx_held:	times this ingress was held unread because a read of it was
  *		mostly malformed frames (its rx_backoff)
+ * @retries:	attempts to re-open the port after it failed
+ *		(voff_switch_conf_retry()), the one that re-opened it
+ *		included: a re-opened port keeps the count
  * @drops:	drops by enum voff_switch_drop, counted at the port that
  *		would have sent the packet (RUNT at the ingress)
  */
@@ -177,6 +185,7 @@ struct voff_switch_stats {
 	uint64_t gro_out;
 	uint64_t flooded;
 	uint64_t rx_held;
+	uint64_t retries;
 	uint64_t drops[VOFF_SWITCH_DROP__COUNT];
 };
 
@@ -194,7 +203,13 @@ struct voff_switch_stats {
  * @rx_backoff_ns: the longest the port is held unread while its reads are
  *		mostly malformed (0: never)
  * @failed:	receiving failed (the device went away): the port is no
- *		longer polled; remove it with voff_switch_del()
+ *		longer polled; remove it with voff_switch_del(), or re-open
+ *		it (voff_switch_conf_apply(), voff_switch_conf_retry())
+ * @port_retry:	its port_retry setting: the longest wait, in seconds,
+ *		between two attempts of voff_switch_conf_retry() to re-open
+ *		it once it failed (0: never)
+ * @retry_ns:	while failed: the wait before the next attempt (0: none
+ *		scheduled yet, or port_retry is 0)
  * @down:	the port's device refused the frames last sent to it because
  *		it is down (voff_switch_tick() says so with
  *		VOFF_SWITCH_EV_PORT_DOWN), until it sends or receives again
@@ -216,6 +231,8 @@ struct voff_switch_port_info {
 	uint64_t rx_backoff_ns;
 	bool failed;
 	bool down;
+	unsigned int port_retry;
+	uint64_t retry_ns;
 	char spec[256];
 };
 
@@ -575,6 +592,7 @@ int voff_switch_poll(struct voff_switch *sw, int timeout_ms);
 	X(PORT_UP, "port_up")		/* voff_switch_tick(): back up */     \
 	X(PORT_FAILED, "port_failed")	/* receiving failed: not polled */    \
 	X(PORT_RECOVERED, "port_recovered") /* a failed port re-opened */    \
+	X(PORT_RETRY, "port_retry")	/* ... and an attempt to that failed */ \
 	X(SETTING, "setting")		/* voff_switch_set() changed a value */ \
 	X(FEATURES, "features")		/* the wanted features changed */     \
 	X(PROPAGATED, "propagated")	/* a TAP/TUN got new gso limits */    \
@@ -603,11 +621,16 @@ const char *voff_switch_event_name(enum voff_switch_event_type t);
  *		it was not opened from a spec
  * @err:	PORT_FAILED: the receive error; PORT_DOWN: the error the
  *		device answered (-EIO, -ENETDOWN); PROPAGATE_FAILED: why
- *		the device refused its limits (negative errnos)
+ *		the device refused its limits; PORT_RETRY: why the port did
+ *		not open again (negative errnos)
  * @setting:	SETTING: the setting (voff_switch_setting_find())
  * @old_value:	SETTING: its value before; FEATURES: the wanted features
  *		before (VOFF_F_* bits)
- * @new_value:	SETTING: its value now; FEATURES: the wanted features now
+ * @new_value:	SETTING: its value now; FEATURES: the wanted features now;
+ *		PORT_RETRY: the attempts so far (struct
+ *		voff_switch_stats.retries); PORT_REMOVED, PORT_ADDED: 1
+ *		when the failed port and its new self of a re-open (a
+ *		PORT_RECOVERED follows), else 0
  * @old_size:	PROPAGATED: the gso_max_size the device had (the value it
  *		reported at open before the first propagation);
  *		PROPAGATE_FAILED: the one it keeps
@@ -645,7 +668,8 @@ struct voff_switch_event {
  * the limits propagated to the TAP/TUN devices), voff_switch_set(),
  * voff_switch_set_features() and everything built on them (specs, control
  * requests, configurations), voff_switch_poll() (a port whose receive
- * failed: PORT_FAILED) and voff_switch_tick() (PORT_DOWN, PORT_UP).
+ * failed: PORT_FAILED), voff_switch_tick() (PORT_DOWN, PORT_UP) and
+ * voff_switch_conf_retry() (PORT_RETRY, and those of a re-open).
  * voff_switch_free() reports nothing.  Nothing is allocated to report an
  * event.
  *
@@ -669,7 +693,7 @@ void voff_switch_set_event_cb(struct voff_switch *sw,
  * frame since is reported up again.  A port nobody sends to is never
  * reported down: the switch learns a device's state from what it
  * answers, without privileges or system calls.  Does not re-open failed
- * ports.
+ * ports (voff_switch_conf_retry() does).
  *
  * Context: as the control functions; allocates nothing.
  */
@@ -1079,7 +1103,10 @@ struct voff_switch_conf_result {
  * the settings and features that differ, with voff_switch_set() and
  * voff_switch_set_features(): its MAC table entries and counters stay.
  * A failed port (struct voff_switch_port_info.failed) the configuration
- * declares is re-opened (VOFF_SWITCH_EV_PORT_RECOVERED).
+ * declares is re-opened (VOFF_SWITCH_EV_PORT_RECOVERED): its device is
+ * opened again first, and when that fails, after the failed port is
+ * closed (a device may need what the old one holds: a UDP port); a port
+ * that does not open then is gone, and the failure stops there.
  *
  * Return: 0, or a negative errno with voff_switch_conf_error() naming
  * the line and the reason.  A refusal of the first step changes nothing;
@@ -1089,6 +1116,38 @@ struct voff_switch_conf_result {
 int voff_switch_conf_apply(struct voff_switch *sw,
 			   struct voff_switch_conf *conf, unsigned int deny,
 			   struct voff_switch_conf_result *res);
+
+/**
+ * voff_switch_conf_retry() - re-open the failed ports @conf declares,
+ * those whose next attempt is due
+ * @sw:		the switch
+ * @conf:	the configuration it runs (the one last applied)
+ * @deny:	as voff_switch_conf_apply(): with VOFF_SWITCH_CTL_DENY_ADD
+ *		every attempt fails with -EPERM, opening nothing
+ * @now_ns:	the time now, in ns, on a clock that never goes back (the
+ *		caller's: CLOCK_MONOTONIC); the same clock at every call
+ *
+ * Call it about once a second, between steps (never per frame: an
+ * attempt opens a device).  A failed port (struct
+ * voff_switch_port_info.failed) that @conf declares, by name, and whose
+ * port_retry setting is not 0 gets its first attempt 1 s after the first
+ * call that sees it failed, then at waits that double, up to port_retry
+ * seconds.  An attempt re-opens the port as voff_switch_conf_apply()
+ * does (VOFF_SWITCH_EV_PORT_REMOVED, _ADDED, _RECOVERED, then @conf's
+ * static MAC entries of it), except that the device is opened before
+ * the failed port is closed: an attempt that fails leaves the failed
+ * port as it was, counts it (struct voff_switch_stats.retries) and
+ * reports VOFF_SWITCH_EV_PORT_RETRY with the reason (a device that needs
+ * what the failed one holds, a VXLAN port's UDP port, fails so until a
+ * reload re-opens it).  Ports @conf does not declare (added by a control
+ * request) are left failed.  voff_switch_conf_error() names the last
+ * attempt that failed.
+ *
+ * Return: the ports re-opened (>= 0), or -EINVAL.
+ */
+int voff_switch_conf_retry(struct voff_switch *sw,
+			   struct voff_switch_conf *conf, unsigned int deny,
+			   uint64_t now_ns);
 
 /**
  * voff_switch_conf_write() - the running state as a configuration

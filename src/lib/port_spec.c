@@ -534,9 +534,7 @@ static int spec_apply(struct voff_switch *sw, unsigned int id,
 int voff_switch_add_parsed(struct voff_switch *sw,
 			   const struct voff_port_spec *s, unsigned int *id)
 {
-	char text[VOFF_PORT_SPEC_MAX + 1];
 	struct voff_port *port;
-	unsigned int nid;
 	int err;
 
 	if (!sw || !s || !s->cfg.name)
@@ -544,12 +542,23 @@ int voff_switch_add_parsed(struct voff_switch *sw,
 	/* A name in use fails before a device is made. */
 	if (voff_switch_find(sw, s->cfg.name) >= 0)
 		return -EEXIST;
-	/* What it is opened with; never longer than the spec it came from. */
-	if (voff_port_spec_format(s, false, text, sizeof(text)) < 0)
-		text[0] = '\0';
 	err = voff_port_open(&port, &s->cfg);
 	if (err)
 		return err;
+	return voff__switch_add_opened(sw, s, port, id);
+}
+
+int voff__switch_add_opened(struct voff_switch *sw,
+			    const struct voff_port_spec *s,
+			    struct voff_port *port, unsigned int *id)
+{
+	char text[VOFF_PORT_SPEC_MAX + 1];
+	unsigned int nid;
+	int err;
+
+	/* What it is opened with; never longer than the spec it came from. */
+	if (voff_port_spec_format(s, false, text, sizeof(text)) < 0)
+		text[0] = '\0';
 	err = voff__switch_add(sw, port, s->cfg.name, text, &nid);
 	if (err) {
 		voff_port_close(port);

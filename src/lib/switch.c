@@ -48,6 +48,9 @@ struct sw_port {
 	int fd;
 	bool busy;			/* step again without waiting */
 	bool failed;			/* receive failed: no longer polled */
+	unsigned int retry_max_s;	/* port_retry; 0: never re-opened */
+	uint64_t retry_ns;		/* failed: the wait now; 0: none yet */
+	uint64_t retry_at;		/* ... and the next attempt */
 	bool down;			/* the device refuses frames: down */
 	char spec[VOFF_PORT_SPEC_MAX + 1]; /* what it was opened with */
 	uint64_t tick_tx, tick_rx;	/* counters at the last tick */
@@ -106,6 +109,7 @@ struct voff_switch {
 	uint64_t last_rx_ns;		/* when a step last received */
 	void (*event_cb)(void *ctx, const struct voff_switch_event *ev);
 	void *event_ctx;
+	bool reopening;			/* voff__switch_reopening() */
 };
 
 _Static_assert(sizeof(((struct voff_switch_port_info *)0)->spec) ==
@@ -168,6 +172,9 @@ static void port_event(struct voff_switch *sw, unsigned int id,
 {
 	struct voff_switch_event ev = { .type = type, .port = id, .err = err };
 
+	if (type == VOFF_SWITCH_EV_PORT_ADDED ||
+	    type == VOFF_SWITCH_EV_PORT_REMOVED)
+		ev.new_value = sw->reopening;
 	voff__switch_emit(sw, &ev);
 }
 
@@ -466,6 +473,7 @@ int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 	update_lim(p);
 	p->rx_budget = VOFF_BATCH_MAX;
 	p->backoff_max_ns = VOFF_SWITCH_RX_BACKOFF_NS;
+	p->retry_max_s = VOFF_SWITCH_PORT_RETRY_S;
 	p->busy = p->fd < 0;
 	if (spec && strlen(spec) < sizeof(p->spec))
 		memcpy(p->spec, spec, strlen(spec) + 1);
@@ -538,6 +546,8 @@ int voff_switch_port_info(const struct voff_switch *sw, unsigned int id,
 	out->rx_backoff_ns = p->backoff_max_ns;
 	out->failed = p->failed;
 	out->down = p->down;
+	out->port_retry = p->retry_max_s;
+	out->retry_ns = p->failed ? p->retry_ns : 0;
 	memcpy(out->spec, p->spec, sizeof(out->spec));
 	return 0;
 }
@@ -1233,6 +1243,78 @@ void voff_switch_tick(struct voff_switch *sw)
 		p->tick_rx = st.rx_packets;
 		p->tick_refused = refused;
 	}
+}
+
+/* ---- re-opening failed ports ---------------------------------------------- */
+
+uint64_t voff__retry_next(uint64_t max_ns, uint64_t cur_ns)
+{
+	uint64_t next = cur_ns ? cur_ns * 2 : VOFF__RETRY_FIRST_NS;
+
+	/* Doubling from 1 s cannot wrap before the cap (an hour) stops it. */
+	return next < max_ns ? next : max_ns;
+}
+
+bool voff__switch_retry_due(struct voff_switch *sw, unsigned int id,
+			    uint64_t now_ns)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p || !p->failed || !p->retry_max_s)
+		return false;
+	if (!p->retry_ns) {
+		p->retry_ns = voff__retry_next(p->retry_max_s * 1000000000ull,
+					       0);
+		p->retry_at = now_ns + p->retry_ns;
+		return false;
+	}
+	return now_ns >= p->retry_at;
+}
+
+void voff__switch_retry_failed(struct voff_switch *sw, unsigned int id,
+			       int err, uint64_t now_ns)
+{
+	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_PORT_RETRY };
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return;
+	p->st.retries++;
+	p->retry_ns = voff__retry_next(p->retry_max_s * 1000000000ull,
+				       p->retry_ns);
+	p->retry_at = now_ns + p->retry_ns;
+	ev.port = id;
+	ev.err = err;
+	ev.new_value = p->st.retries;
+	voff__switch_emit(sw, &ev);
+}
+
+void voff__switch_reopening(struct voff_switch *sw, bool on)
+{
+	sw->reopening = on;
+}
+
+void voff__switch_retry_took(struct voff_switch *sw, unsigned int id,
+			     uint64_t retries)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (p)
+		p->st.retries = retries;
+}
+
+int voff__switch_set_port_retry(struct voff_switch *sw, unsigned int id,
+				unsigned int seconds)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p)
+		return -ENOENT;
+	p->retry_max_s = seconds;
+	/* A shorter cap holds from the next attempt on. */
+	if (p->retry_ns > seconds * 1000000000ull)
+		p->retry_ns = seconds * 1000000000ull;
+	return 0;
 }
 
 int voff__switch_set_limit(struct voff_switch *sw, unsigned int id,

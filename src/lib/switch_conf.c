@@ -550,6 +550,21 @@ static int plan(const struct voff_switch *sw, struct voff_switch_conf *c,
 	return 0;
 }
 
+/* Give port @id, just added, the features @p names. */
+static int add_features(struct voff_switch *sw, struct voff_switch_conf *c,
+			const struct conf_port *p, unsigned int id)
+{
+	int err = 0;
+
+	if (p->feat_mask)
+		err = voff_switch_set_features(sw, id, p->feat_mask,
+					       p->feat_on);
+	if (err)
+		return conf_fail(c, p, err, "features: %s",
+				 voff_strerror(err));
+	return 0;
+}
+
 static int add(struct voff_switch *sw, struct voff_switch_conf *c,
 	       const struct conf_port *p)
 {
@@ -558,13 +573,7 @@ static int add(struct voff_switch *sw, struct voff_switch_conf *c,
 
 	if (err)
 		return conf_fail(c, p, err, "%s", voff_strerror(err));
-	if (p->feat_mask)
-		err = voff_switch_set_features(sw, id, p->feat_mask,
-					       p->feat_on);
-	if (err)
-		return conf_fail(c, p, err, "features: %s",
-				 voff_strerror(err));
-	return 0;
+	return add_features(sw, c, p, id);
 }
 
 /*
@@ -633,33 +642,77 @@ static unsigned int remove_undeclared(struct voff_switch *sw,
 	return removed;
 }
 
-/* Re-open failed port @id as @p says. */
-static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
-		   const struct conf_port *p, unsigned int id)
+/*
+ * Put port @port, opened from @p, in the place of failed port @id;
+ * Ownership: consumes @port.
+ */
+static int replace(struct voff_switch *sw, struct voff_switch_conf *c,
+		   const struct conf_port *p, unsigned int id,
+		   struct voff_port *port)
 {
-	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_PORT_RECOVERED };
+	unsigned int nid;
 	int err;
 
 	voff_switch_del(sw, id);
-	err = add(sw, c, p);
+	err = voff__switch_add_opened(sw, &p->spec, port, &nid);
+	if (err)
+		return conf_fail(c, p, err, "%s", voff_strerror(err));
+	return add_features(sw, c, p, nid);
+}
+
+/*
+ * Re-open failed port @id as @p says, the one way a reload and the
+ * retries do it: its device is opened first and the failed port closed
+ * once that worked, so an attempt that fails changes nothing.  @retry:
+ * an attempt of voff_switch_conf_retry(), counted; a reload instead
+ * closes the failed port when the open fails and opens it again (a
+ * device may need what the old one holds, a UDP port), the port then
+ * gone if that fails too, as the reload asked.
+ */
+static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
+		   const struct conf_port *p, unsigned int id, bool retry)
+{
+	struct voff_switch_event ev = { .type = VOFF_SWITCH_EV_PORT_RECOVERED };
+	struct voff_switch_stats st;
+	struct voff_port *port;
+	int err, nid;
+
+	voff_switch_stats(sw, id, &st);
+	err = voff_port_open(&port, &p->spec.cfg);
+	if (err && retry)
+		return conf_fail(c, p, err, "%s", voff_strerror(err));
+	voff__switch_reopening(sw, true);
+	if (!err) {
+		err = replace(sw, c, p, id, port);
+	} else {
+		voff_switch_del(sw, id);
+		err = add(sw, c, p);
+	}
+	voff__switch_reopening(sw, false);
 	if (err)
 		return err;
-	ev.port = (unsigned int)voff_switch_find(sw, p->spec.cfg.name);
+	nid = voff_switch_find(sw, p->spec.cfg.name);
+	voff__switch_retry_took(sw, (unsigned int)nid, st.retries + retry);
+	ev.port = (unsigned int)nid;
 	voff__switch_emit(sw, &ev);
 	return 0;
 }
 
 /*
- * The static MAC entries, once the ports are there; entries added at run
- * time that the configuration does not name are left alone.
+ * The static MAC entries, once the ports are there (those of declared
+ * port @only, or all for -1); entries added at run time that the
+ * configuration does not name are left alone.
  */
-static int apply_fdb(struct voff_switch *sw, struct voff_switch_conf *c)
+static int apply_fdb(struct voff_switch *sw, struct voff_switch_conf *c,
+		     int only)
 {
 	for (unsigned int i = 0; i < c->n_fdb; i++) {
 		const struct conf_fdb *e = &c->fdb[i];
 		const struct conf_port *p = &c->port[e->port];
 		int id = voff_switch_find(sw, p->spec.cfg.name), err;
 
+		if (only >= 0 && e->port != (unsigned int)only)
+			continue;
 		err = id < 0 ? id :
 			       voff_switch_fdb_add(sw, e->mac, (unsigned int)id,
 						   e->remote.sa.sa_family ?
@@ -704,7 +757,7 @@ int voff_switch_conf_apply(struct voff_switch *sw,
 		}
 		voff_switch_port_info(sw, (unsigned int)id, &pi);
 		if (pi.failed) {
-			err = recover(sw, c, p, (unsigned int)id);
+			err = recover(sw, c, p, (unsigned int)id, false);
 			r.added += !err;
 			r.recovered += !err;
 			continue;
@@ -717,10 +770,43 @@ int voff_switch_conf_apply(struct voff_switch *sw,
 		err = err > 0 ? 0 : err;
 	}
 	if (!err)
-		err = apply_fdb(sw, c);
+		err = apply_fdb(sw, c, -1);
 	if (res)
 		*res = r;
 	return err;
+}
+
+int voff_switch_conf_retry(struct voff_switch *sw,
+			   struct voff_switch_conf *c, unsigned int deny,
+			   uint64_t now_ns)
+{
+	int recovered = 0;
+
+	if (!sw || !c)
+		return -EINVAL;
+	for (unsigned int i = 0; i < c->n; i++) {
+		const struct conf_port *p = &c->port[i];
+		int id = voff_switch_find(sw, p->spec.cfg.name), err;
+
+		if (id < 0 || !voff__switch_retry_due(sw, (unsigned int)id,
+						      now_ns))
+			continue;
+		if (deny & VOFF_SWITCH_CTL_DENY_ADD)
+			err = conf_fail(c, p, -EPERM, "cannot open it: this "
+					"switch dropped the privileges to "
+					"open ports");
+		else
+			err = recover(sw, c, p, (unsigned int)id, true);
+		if (err) {
+			voff__switch_retry_failed(sw, (unsigned int)id, err,
+						  now_ns);
+			continue;
+		}
+		recovered++;
+		/* Its static MAC entries went with the failed port. */
+		apply_fdb(sw, c, (int)i);
+	}
+	return recovered;
 }
 
 /* ---- writing back -------------------------------------------------------- */

@@ -652,13 +652,14 @@ static void stats_one(struct out *o, const char *name,
 		s->port.tx_gso, s->port.tx_dropped, s->gso_in, s->gso_segs,
 		s->reseg_in, s->reseg_out, s->csum_sw, s->gro_merged,
 		s->gro_out, s->flooded, s->rx_held, s->port.rx_kernel_dropped,
+		s->retries,
 	};
 	static const char *const k[] = {
 		"rx_packets", "rx_bytes", "rx_super", "rx_dropped",
 		"tx_packets", "tx_bytes", "tx_super", "tx_dropped",
 		"gso_in", "gso_segs", "reseg_in", "reseg_out", "csum_sw",
 		"gro_merged", "gro_out", "flooded", "rx_held",
-		"rx_kernel_dropped",
+		"rx_kernel_dropped", "retries",
 	};
 
 	obj_begin(o);

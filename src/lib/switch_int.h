@@ -112,6 +112,10 @@ int voff__switch_set_rx_backoff(struct voff_switch *sw, unsigned int id,
 int voff__switch_set_rx_budget(struct voff_switch *sw, unsigned int id,
 			       unsigned int frames);
 
+/* port_retry of port @id, in seconds (0: never); Return: 0 or -ENOENT. */
+int voff__switch_set_port_retry(struct voff_switch *sw, unsigned int id,
+				unsigned int seconds);
+
 /*
  * Put a setting taken at open (no VOFF_SWITCH_SETTING_F_RUNTIME) into the
  * configuration a port is opened with; settings of the other kind are
@@ -154,6 +158,57 @@ uint64_t voff__switch_default_wanted(void);
  * is filled from port @ev->port.
  */
 void voff__switch_emit(struct voff_switch *sw, struct voff_switch_event *ev);
+
+/* ---- re-opening failed ports (voff_switch_conf_retry()) -------------- */
+
+/* The wait before the first attempt to re-open a failed port. */
+#define VOFF__RETRY_FIRST_NS 1000000000ull
+
+/*
+ * The wait after one of @cur_ns (0: before the first attempt): the first
+ * wait, then twice the last, never more than @max_ns.  Pure: the
+ * schedule of every failed port.
+ */
+uint64_t voff__retry_next(uint64_t max_ns, uint64_t cur_ns);
+
+/*
+ * Is an attempt to re-open port @id due at @now_ns?  False for a port
+ * that has not failed or whose port_retry is 0.  The first call that
+ * sees the port failed starts its schedule at @now_ns (first attempt a
+ * wait later) and answers false.
+ */
+bool voff__switch_retry_due(struct voff_switch *sw, unsigned int id,
+			    uint64_t now_ns);
+
+/*
+ * An attempt to re-open failed port @id failed with @err at @now_ns:
+ * count it, wait twice as long (voff__retry_next()), report
+ * VOFF_SWITCH_EV_PORT_RETRY.
+ */
+void voff__switch_retry_failed(struct voff_switch *sw, unsigned int id,
+			       int err, uint64_t now_ns);
+
+/*
+ * Between on and off, the ports removed and added are those of a re-open:
+ * their PORT_REMOVED and PORT_ADDED events say so (@new_value 1).
+ */
+void voff__switch_reopening(struct voff_switch *sw, bool on);
+
+/*
+ * Port @id re-opened a failed port at its @retries-th attempt: it keeps
+ * the count (struct voff_switch_stats.retries).
+ */
+void voff__switch_retry_took(struct voff_switch *sw, unsigned int id,
+			     uint64_t retries);
+
+/*
+ * voff_switch_add_parsed() for a port already opened from @s (with
+ * voff_port_open(&port, &@s->cfg)); Ownership: consumes @port, closed on
+ * failure.
+ */
+int voff__switch_add_opened(struct voff_switch *sw,
+			    const struct voff_port_spec *s,
+			    struct voff_port *port, unsigned int *id);
 
 /* ---- configuration lines (switch_ctl.c reads, switch_conf.c keeps) ---- */
 

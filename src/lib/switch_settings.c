@@ -126,6 +126,20 @@ static uint64_t get_rx_budget(const struct setting *s,
 	return pi->rx_budget;
 }
 
+static int set_port_retry(const struct setting *s, struct voff_switch *sw,
+			  unsigned int id, uint64_t v)
+{
+	(void)s;
+	return voff__switch_set_port_retry(sw, id, (unsigned int)v);
+}
+
+static uint64_t get_port_retry(const struct setting *s,
+			       const struct voff_switch_port_info *pi)
+{
+	(void)s;
+	return pi->port_retry;
+}
+
 /* IFF_NAPI is a flag of TUNSETIFF: a device has it from its creation. */
 static void open_napi(struct voff_port_cfg *cfg, uint64_t v)
 {
@@ -202,6 +216,11 @@ static const struct setting table[] = {
 	    "us", "longest the port is left unread while what it receives is "
 	    "mostly malformed (0: never)", RUNTIME, ALL_KINDS },
 	  0, set_rx_backoff, get_rx_backoff, NULL },
+	{ { "port_retry", NUMBER, 0, 3600, VOFF_SWITCH_PORT_RETRY_S, "s",
+	    "once the port failed, longest wait between attempts to re-open "
+	    "it, from 1 s doubling (a port of the configuration; 0: only a "
+	    "reload)", RUNTIME, ALL_KINDS },
+	  0, set_port_retry, get_port_retry, NULL },
 };
 
 #define COUNT (sizeof(table) / sizeof(table[0]))

@@ -62,6 +62,7 @@ static const struct {
 		     "malformed." },
 	{ "rx_kernel_dropped", "Frames the kernel dropped before the port "
 			       "read them (its queue to the switch full)." },
+	{ "retries", "Attempts to re-open the port after it failed." },
 	{ "requests", "Control requests run." },
 	{ "failed", "Control requests answered with an error." },
 	{ "refused", "Control requests refused by the server's policy." },

@@ -75,10 +75,14 @@ struct alarm {
  * @specs:	the --port specs, read before the file at every (re)load
  * @nspecs:	how many
  * @config:	the --config file, NULL for none
+ * @conf:	the configuration last read (--port and --config): the
+ *		failed ports it declares are re-opened (tick())
  * @alarm_pct:	drop-rate threshold in whole percent, 0: no alarms
  * @window:	ticks per drop-rate window
  * @ticks:	ticks since the window started
  * @alarm:	per port id
+ * @retry_err:	per port id: the reason of the last failed re-open logged
+ *		above debug (0: none since it failed)
  */
 struct svc {
 	struct voff_switch *sw;
@@ -87,11 +91,13 @@ struct svc {
 	const char *const *specs;
 	int nspecs;
 	const char *config;
+	struct voff_switch_conf *conf;
 	unsigned int alarm_pct;
 	unsigned int window;
 	unsigned int ticks;
 	bool busy_poll;			/* --busy-poll: see loop() */
 	struct alarm alarm[VOFF_SWITCH_MAX_PORTS];
+	int retry_err[VOFF_SWITCH_MAX_PORTS];
 };
 
 static void on_signal(int sig)
@@ -181,7 +187,9 @@ static int reload(struct svc *v, char *err, size_t errlen)
 			  "changed, %u unchanged", v->config, r.added,
 			  r.removed, r.changed, r.kept);
 	}
-	voff_switch_conf_free(c);
+	/* What the file says now is what the retries re-open. */
+	voff_switch_conf_free(v->conf);
+	v->conf = c;
 	sd_notify_send("READY=1");
 	return rc;
 }
@@ -282,6 +290,63 @@ static void log_propagated(const struct voff_switch_event *ev)
 			  ev->new_size, ev->new_segs, voff_strerror(ev->err));
 }
 
+/* Is port @name one of the configuration's (re-opened when it failed)? */
+static bool declared(const struct svc *v, const char *name)
+{
+	const struct voff_port_spec *s;
+
+	for (unsigned int i = 0; (s = voff_switch_conf_port(v->conf, i)); i++)
+		if (!strcmp(s->cfg.name, name))
+			return true;
+	return false;
+}
+
+static void log_failed(struct svc *v, const struct voff_switch_event *ev)
+{
+	struct voff_switch_port_info pi = { 0 };
+	const char *n = ev->name;
+
+	v->retry_err[ev->port] = 0;
+	voff_switch_port_info(v->sw, ev->port, &pi);
+	if (declared(v, n) && pi.port_retry)
+		log_event(LOG_LVL_ERROR, "port_failed", n, NULL,
+			  "port %s failed: %s; no longer polled, re-opened "
+			  "when it opens again (tried after 1 s, then at "
+			  "waits doubling up to %u s: port_retry; `voff ctl "
+			  "ports del %s` removes it)", n,
+			  voff_strerror(ev->err), pi.port_retry, n);
+	else
+		log_event(LOG_LVL_ERROR, "port_failed", n, NULL,
+			  "port %s failed: %s; no longer polled (`voff ctl "
+			  "ports del %s` removes it, a reload that lists it "
+			  "re-opens it)", n, voff_strerror(ev->err), n);
+}
+
+/*
+ * A re-open that failed: told at info the first time and when the reason
+ * changes, at debug when it fails again alike (one line a failure, not
+ * one an attempt).
+ */
+static void log_retry(struct svc *v, const struct voff_switch_event *ev)
+{
+	struct voff_switch_port_info pi = { 0 };
+	bool again = v->retry_err[ev->port] == ev->err;
+	bool priv = ev->err == -EPERM &&
+		    (v->st.deny & VOFF_SWITCH_CTL_DENY_ADD);
+	char f[96];
+
+	v->retry_err[ev->port] = ev->err;
+	voff_switch_port_info(v->sw, ev->port, &pi);
+	snprintf(f, sizeof(f), ",\"retries\":%" PRIu64 ",\"next_s\":%" PRIu64,
+		 ev->new_value, pi.retry_ns / 1000000000u);
+	log_event(again ? LOG_LVL_DEBUG : LOG_LVL_INFO, "port_retry",
+		  ev->name, f, "port %s: re-open %" PRIu64 " failed: %s%s; "
+		  "next in %" PRIu64 " s", ev->name, ev->new_value,
+		  voff_strerror(ev->err),
+		  priv ? " (--drop-caps: this switch dropped the privileges "
+			 "to open ports)" : "", pi.retry_ns / 1000000000u);
+}
+
 static void on_event(void *ctx, const struct voff_switch_event *ev)
 {
 	struct svc *v = ctx;
@@ -293,12 +358,15 @@ static void on_event(void *ctx, const struct voff_switch_event *ev)
 	switch (ev->type) {
 	case VOFF_SWITCH_EV_PORT_ADDED:
 		memset(&v->alarm[ev->port], 0, sizeof(v->alarm[0]));
-		log_event(LOG_LVL_NOTICE, "port_added", n, f,
+		/* A re-open is told once, by its PORT_RECOVERED. */
+		log_event(ev->new_value ? LOG_LVL_INFO : LOG_LVL_NOTICE,
+			  "port_added", n, f,
 			  "port %s added%s%s%s", n, *ev->spec ? " (" : "",
 			  ev->spec, *ev->spec ? ")" : "");
 		break;
 	case VOFF_SWITCH_EV_PORT_REMOVED:
-		log_event(LOG_LVL_NOTICE, "port_removed", n, f,
+		log_event(ev->new_value ? LOG_LVL_INFO : LOG_LVL_NOTICE,
+			  "port_removed", n, f,
 			  "port %s removed", n);
 		break;
 	case VOFF_SWITCH_EV_PORT_DOWN:
@@ -310,10 +378,10 @@ static void on_event(void *ctx, const struct voff_switch_event *ev)
 		log_event(LOG_LVL_NOTICE, "port_up", n, NULL, "port %s up", n);
 		break;
 	case VOFF_SWITCH_EV_PORT_FAILED:
-		log_event(LOG_LVL_ERROR, "port_failed", n, NULL,
-			  "port %s failed: %s; no longer polled (`voff ctl "
-			  "ports del %s` removes it, a reload that lists it "
-			  "re-opens it)", n, voff_strerror(ev->err), n);
+		log_failed(v, ev);
+		break;
+	case VOFF_SWITCH_EV_PORT_RETRY:
+		log_retry(v, ev);
 		break;
 	case VOFF_SWITCH_EV_PORT_RECOVERED:
 		log_event(LOG_LVL_NOTICE, "port_recovered", n, f,
@@ -417,11 +485,23 @@ static void alarm_check(struct svc *v, unsigned int id, const char *name)
 	*a = now;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
 static void tick(struct svc *v)
 {
 	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
 
 	voff_switch_tick(v->sw);
+	/* Where reloads open ports: between steps, never per frame. */
+	if (v->conf)
+		voff_switch_conf_retry(v->sw, v->conf, v->st.deny,
+				       (uint64_t)mono_ns());
 	if (!v->alarm_pct || ++v->ticks < v->window)
 		return;
 	v->ticks = 0;
@@ -435,14 +515,6 @@ static void tick(struct svc *v)
 }
 
 /* ---- the loop --------------------------------------------------------------- */
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
 
 /*
  * While busy-polling, how often at least the loop looks at the control
@@ -912,6 +984,7 @@ int switch_main(int argc, char **argv)
 		return rc;
 	log_open(o.level, o.use_syslog);
 	rc = start(&v, &o, &conf);
+	v.conf = conf;
 	if (rc)
 		goto err_ports;
 	rc = ctl_server_open(&v.srv, o.ctl);
@@ -955,7 +1028,7 @@ err_ctl:
 	ctl_server_close(v.srv);
 err_ports:
 	voff_switch_free(v.sw);
-	voff_switch_conf_free(conf);
+	voff_switch_conf_free(v.conf);
 	pidfile_remove(pidfd, o.pidfile);
 	log_close();
 	return rc;

@@ -100,7 +100,7 @@ expect "ctl stats t0 --pro" --prometheus
 expect "ctl -j ports " add del
 expect "ctl ports add tu" tun:
 expect "ctl -j limits t0 " gso_max_size gso_max_segs gro_max_size \
-	gro_flush_timeout gro rx_budget rx_backoff
+	gro_flush_timeout gro rx_budget rx_backoff port_retry
 expect "ctl limits t0 gro_max_size 1 gso_max_se" gso_max_segs
 expect "ctl limits t0 gro_max_size "
 expect "ctl features t0 tx-tcp-e" tx-tcp-ecn-segmentation

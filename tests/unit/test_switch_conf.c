@@ -214,7 +214,7 @@ static void t_refused(void)
 	refused("limits vt0 bogus 1", -EINVAL,
 		"/etc/voff/x.conf:3: unknown setting 'bogus' (settings: "
 		"gso_max_size, gso_max_segs, gro_max_size, gro_flush_timeout, "
-		"gro, napi, rx_ring, rx_budget, rx_backoff)");
+		"gro, napi, rx_ring, rx_budget, rx_backoff, port_retry)");
 	refused("limits vt0 gso_max_size", -EINVAL,
 		"/etc/voff/x.conf:3: limits: NAME VALUE pairs expected");
 	refused("limits vt1 gso_max_size 2000", -ENOENT,
@@ -696,6 +696,27 @@ static void t_events(void)
 	CHECK_EQ(s.n, 6);
 }
 
+/*
+ * A capture header, then a frame record cut short, at DIR/NAME: a pcap
+ * port reading it fails.  Return: its path (static).
+ */
+static const char *pcap_broken(const char *name)
+{
+	static const unsigned char hdr[24 + 16] = {
+		0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, [16] = 0xff, [17] = 0xff,
+		[20] = 1, [24 + 8] = 100, [24 + 12] = 100,
+	};
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir(), name);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	CHECK_EQ(fwrite(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+	CHECK_OK(fclose(f));
+	return path;
+}
+
 /* A port whose receive fails is reported, and re-opened by a config. */
 static void t_failed_recovered(void)
 {
@@ -704,23 +725,10 @@ static void t_failed_recovered(void)
 	struct voff_switch_port_info pi;
 	struct voff_switch *sw;
 	struct seen s = { 0 };
-	char path[128], text[512];
-	FILE *f;
+	const char *path = pcap_broken("cut.pcap");
+	char text[512];
 	int id;
 
-	/* A capture header, then a frame record cut short. */
-	snprintf(path, sizeof(path), "%s/cut.pcap", tmpdir());
-	f = fopen(path, "wb");
-	CHECK(f != NULL);
-	{
-		static const unsigned char hdr[24 + 16] = {
-			0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, [16] = 0xff,
-			[17] = 0xff, [20] = 1, [24 + 8] = 100, [24 + 12] = 100,
-		};
-
-		CHECK_EQ(fwrite(hdr, 1, sizeof(hdr), f), sizeof(hdr));
-	}
-	CHECK_OK(fclose(f));
 	snprintf(text, sizeof(text), "ports add pcap:%s\n", path);
 	sw = switch_from(text, &r);
 	voff_switch_set_event_cb(sw, record, &s);
@@ -744,7 +752,168 @@ static void t_failed_recovered(void)
 	CHECK_EQ(s.ev[1].type, VOFF_SWITCH_EV_PORT_REMOVED);
 	CHECK_EQ(s.ev[2].type, VOFF_SWITCH_EV_PORT_ADDED);
 	CHECK_EQ(s.ev[3].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	/* Removed and added as parts of a re-open. */
+	CHECK_EQ(s.ev[1].new_value, 1);
+	CHECK_EQ(s.ev[2].new_value, 1);
 	CHECK_STR_EQ(s.ev[3].name, path);
+	voff_switch_conf_free(conf);
+	voff_switch_free(sw);
+}
+
+/* The waits between attempts to re-open a failed port, capped. */
+static void t_retry_schedule(void)
+{
+	static const uint64_t s = 1000000000ull;
+	static const uint64_t want60[] = { 1, 2, 4, 8, 16, 32, 60, 60, 60 };
+	static const uint64_t want5[] = { 1, 2, 4, 5, 5 };
+	uint64_t w = 0, at = 0;
+
+	for (size_t i = 0; i < sizeof(want60) / sizeof(want60[0]); i++) {
+		w = voff__retry_next(60 * s, w);
+		CHECK_EQ(w, want60[i] * s);
+	}
+	w = 0;
+	/* Attempts at 1, 3, 7, 12, 17 s after the failure, with a cap of 5. */
+	for (size_t i = 0; i < sizeof(want5) / sizeof(want5[0]); i++) {
+		w = voff__retry_next(5 * s, w);
+		CHECK_EQ(w, want5[i] * s);
+		at += w;
+	}
+	CHECK_EQ(at, 17 * s);
+	/* A cap below the first wait is the wait; 0 (off) is no wait. */
+	CHECK_EQ(voff__retry_next(s / 2, 0), s / 2);
+	CHECK_EQ(voff__retry_next(0, 0), 0);
+	CHECK_EQ(voff__retry_next(3600 * s, 2048 * s), 3600 * s);
+}
+
+static uint64_t retries(const struct voff_switch *sw, const char *name)
+{
+	struct voff_switch_stats st;
+	int id = voff_switch_find(sw, name);
+
+	CHECK_GE(id, 0);
+	CHECK_OK(voff_switch_stats(sw, (unsigned int)id, &st));
+	return st.retries;
+}
+
+static bool failed(const struct voff_switch *sw, const char *name,
+		   uint64_t *retry_ns)
+{
+	struct voff_switch_port_info pi;
+	int id = voff_switch_find(sw, name);
+
+	CHECK_GE(id, 0);
+	CHECK_OK(voff_switch_port_info(sw, (unsigned int)id, &pi));
+	if (retry_ns)
+		*retry_ns = pi.retry_ns;
+	return pi.failed;
+}
+
+/*
+ * A failed port of the configuration re-opened by voff_switch_conf_retry()
+ * on its schedule, driven by made-up times: the attempts while its file
+ * is gone fail, change nothing and are counted; the one after it is back
+ * re-opens it, with its static MAC entry.  A port the configuration does
+ * not declare, one with port_retry 0, and a switch that may not open
+ * ports are left failed.
+ */
+static void t_retry_reopen(void)
+{
+	static const uint64_t s = 1000000000ull, t0 = 5000 * s;
+	struct voff_switch_conf *conf;
+	struct voff_switch *sw;
+	struct voff_switch_stats st;
+	struct seen ev = { 0 };
+	char pa[128], pb[128], z[128], text[1024], msg[512];
+	uint64_t wait;
+
+	snprintf(pa, sizeof(pa), "%s", pcap_broken("ra.pcap"));
+	snprintf(pb, sizeof(pb), "%s", pcap_broken("rb.pcap"));
+	snprintf(z, sizeof(z), "%s", pcap_broken("rz.pcap"));
+	snprintf(text, sizeof(text),
+		 "ports add pcap:%s\nfdb add 02:00:00:00:00:0a %s\n"
+		 "ports add pcap:%s,port_retry=0\n", pa, pa, pb);
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	CHECK_OK(voff_switch_conf_new(&conf));
+	CHECK_OK(conf_text(conf, text, "t.conf"));
+	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	snprintf(text, sizeof(text), "pcap:%s", z);
+	CHECK_OK(voff_switch_add_spec(sw, text, NULL));
+	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
+	voff_switch_set_event_cb(sw, record, &ev);
+	run(sw);
+	CHECK(failed(sw, pa, &wait) && failed(sw, pb, NULL) &&
+	      failed(sw, z, NULL));
+	CHECK_EQ(wait, 0);
+	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
+	CHECK_EQ(ev.n, 3);
+	ev.n = 0;
+
+	/* The first call starts the schedule: nothing is due before 1 s. */
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0), 0);
+	CHECK(failed(sw, pa, &wait));
+	CHECK_EQ(wait, s);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + s - 1), 0);
+	CHECK_EQ(ev.n, 0);
+
+	/* Its file gone: the attempt at 1 s fails, the next is 2 s later. */
+	CHECK_OK(unlink(pa));
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + s), 0);
+	CHECK_EQ(ev.n, 1);
+	CHECK_EQ(ev.ev[0].type, VOFF_SWITCH_EV_PORT_RETRY);
+	CHECK_STR_EQ(ev.ev[0].name, pa);
+	CHECK_EQ(ev.ev[0].err, -ENOENT);
+	CHECK_EQ(ev.ev[0].new_value, 1);
+	CHECK(failed(sw, pa, &wait));
+	CHECK_EQ(wait, 2 * s);
+	CHECK_EQ(retries(sw, pa), 1);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3 * s - 1), 0);
+	CHECK_EQ(ev.n, 1);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3 * s), 0);
+	CHECK_EQ(ev.n, 2);
+	CHECK_EQ(ev.ev[1].new_value, 2);
+	CHECK(failed(sw, pa, &wait));
+	CHECK_EQ(wait, 4 * s);
+
+	/* A switch that may not open ports: refused, counted, no open. */
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, VOFF_SWITCH_CTL_DENY_ADD,
+					t0 + 7 * s), 0);
+	CHECK_EQ(ev.n, 3);
+	CHECK_EQ(ev.ev[2].err, -EPERM);
+	snprintf(msg, sizeof(msg), "t.conf:1: port '%s': cannot open it: "
+		 "this switch dropped the privileges to open ports", pa);
+	CHECK_STR_EQ(voff_switch_conf_error(conf), msg);
+	CHECK_EQ(retries(sw, pa), 3);
+	CHECK(failed(sw, pa, &wait));
+	CHECK_EQ(wait, 8 * s);
+
+	/* Back (a good capture): re-opened, its MAC entry with it. */
+	pcap_cut("ra.pcap", SIZE_MAX);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 15 * s - 1), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 15 * s), 1);
+	CHECK_EQ(ev.n, 6);
+	CHECK_EQ(ev.ev[3].type, VOFF_SWITCH_EV_PORT_REMOVED);
+	CHECK_EQ(ev.ev[4].type, VOFF_SWITCH_EV_PORT_ADDED);
+	CHECK_EQ(ev.ev[5].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	CHECK_EQ(ev.ev[3].new_value + ev.ev[4].new_value, 2);
+	CHECK_STR_EQ(ev.ev[5].name, pa);
+	CHECK(!failed(sw, pa, &wait));
+	CHECK_EQ(wait, 0);
+	CHECK_EQ(retries(sw, pa), 4);
+	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
+	run(sw);
+	CHECK_OK(voff_switch_stats(sw, (unsigned int)voff_switch_find(sw, pa),
+				   &st));
+	CHECK_GT(st.port.rx_packets, 0);
+
+	/* port_retry 0, and a port of no configuration: never tried. */
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3600 * s), 0);
+	CHECK_EQ(ev.n, 6);
+	CHECK(failed(sw, pb, &wait) && failed(sw, z, NULL));
+	CHECK_EQ(wait, 0);
+	CHECK_EQ(retries(sw, pb) + retries(sw, z), 0);
+	CHECK_EQ(voff_switch_conf_retry(NULL, conf, 0, 0), -EINVAL);
+	CHECK_EQ(voff_switch_conf_retry(sw, NULL, 0, 0), -EINVAL);
 	voff_switch_conf_free(conf);
 	voff_switch_free(sw);
 }
@@ -802,4 +971,5 @@ CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_vxlan_name), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_save_vxlan),
 	   CHECK_TEST(t_apply_difference), CHECK_TEST(t_apply_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),
+	   CHECK_TEST(t_retry_schedule), CHECK_TEST(t_retry_reopen),
 	   CHECK_TEST(t_spec_format), CHECK_TEST(t_limit_default))
