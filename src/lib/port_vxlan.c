@@ -403,7 +403,6 @@ static int open_srcports(struct vx *vx, const char *netns)
 	};
 	static const struct sock_fprog prog = { .len = 1, .filter = drop_all };
 	unsigned int n = vx->cfg.srcports;
-	int err;
 
 	if (n <= 1 && !vx->cfg.srcport_min)
 		return 0;
@@ -414,6 +413,7 @@ static int open_srcports(struct vx *vx, const char *netns)
 			.rx_bufs = 1,
 			.rx_batch = 1,
 		};
+		int err;
 
 		uc.local = vx->cfg.local;
 		uc.local.sa.sa_family = (sa_family_t)vx->family;

@@ -129,7 +129,7 @@ print("frames=%d flows=%d tcp=%d udp=%d ports_used=%d split=%d bad=%d"
 for b in bad[:5] + ["split: %r" % (k,) for k in split[:5]]:
     print("#  ", b)
 PY
-cat "$LIB_TMP/check.txt" | sed 's/^/# /'
+sed 's/^/# /' "$LIB_TMP/check.txt"
 res=$(head -1 "$LIB_TMP/check.txt")
 field() { echo "$res" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 want [ "$(field frames)" -gt 100 ] "captured host 1's datagrams"
