@@ -67,11 +67,7 @@ done
 ip netns exec "$H1" ethtool -K u1 tx off >/dev/null 2>&1
 ip netns exec "$U" ethtool -K p1 gro off >/dev/null 2>&1
 cap=$LIB_TMP/underlay.pcap
-ip netns exec "$U" dumpcap -q -i p1 -w "$cap" >"$LIB_TMP/dumpcap.err" 2>&1 &
-dpid=$!
-lib_pids+=("$dpid")
-for _ in $(seq 50); do [ -s "$cap" ] && break; sleep 0.1; done
-sleep 0.3
+vx_capture p1 "$cap"
 for i in 1 2 3 4; do
 	want vx_xfer "$A" "$B" 10.77.0.2 $((256 * 1024)) \
 		"TCP flow $i: 256 KiB A -> B while capturing"
@@ -87,9 +83,7 @@ for i in range(12):
     s.close()
     time.sleep(0.01)
 PY
-sleep 0.5
-kill -INT "$dpid" 2>/dev/null
-wait "$dpid" 2>/dev/null
+vx_capture_end
 
 # Host 1's datagrams: outer source and destination ports, then the inner
 # flow (MACs and EtherType, IP addresses and protocol, TCP or UDP ports).
