@@ -27,10 +27,13 @@
  *    sockets on the same local address, and each frame leaves from the
  *    one its inner flow hashes to (the IP addresses, protocol and TCP or
  *    UDP ports; the MAC addresses and EtherType of a frame that is not
- *    IP): the kernel's vxlan picks its source port per flow the same way, so the underlay's ECMP and the receiving NIC's RSS
- *    spread the flows (RFC 7348 section 5).  One flow always leaves from
- *    one port, every segment of a super-packet alike, so it is never
- *    reordered.  Receiving stays on the port's own socket.
+ *    IP), as the kernel's vxlan picks its source port per flow, so the
+ *    underlay's ECMP and the receiving NIC's RSS spread the flows (RFC
+ *    7348 section 5).  One flow always leaves from one port, every
+ *    segment of a super-packet alike, so it is never reordered.  The
+ *    send sockets are on the same local address and drop whatever
+ *    arrives at them: receiving stays on the port's own socket, and the
+ *    @udp counters of voff_port_vxlan_stats() cover all of them.
  *  - Receive: UDP_GRO trains are cut into datagrams; each is checked (the
  *    I flag, the VNI, an inner frame of at least 14 bytes) and its inner
  *    frame copied into a packet of the caller's pool.  A datagram that

@@ -252,14 +252,15 @@ static void t_hash_spread(void)
 		for (unsigned int i = 0; i < 1600; i++) {
 			size_t len;
 
-			if (field == 0)
+			if (field == 0) {
 				f.sport = (uint16_t)(1 + i);
-			else if (field == 1)
-				f.dst[15] = (uint8_t)i, f.dst[3] = (uint8_t)i,
-				f.dst[2] = (uint8_t)(i >> 8),
-				f.dst[14] = (uint8_t)(i >> 8);
-			else
-				f.udp = i & 1, f.sport = (uint16_t)(1 + i / 2);
+			} else if (field == 1) {	/* IPv4's or IPv6's */
+				f.dst[2] = f.dst[14] = (uint8_t)(i >> 8);
+				f.dst[3] = f.dst[15] = (uint8_t)i;
+			} else {
+				f.udp = i & 1;
+				f.sport = (uint16_t)(1 + i / 2);
+			}
 			len = flow_frame(buf, sizeof(buf), &f, 10, 1, 64);
 			hits[voff__vxlan_srcport_pick(hash_of(buf, len, false),
 						      8)]++;
@@ -302,7 +303,8 @@ static void t_hash_non_ip(void)
 		len = tf_finish(&b);
 		CHECK_EQ(hash_of(buf, len, false), h);
 		/* Another EtherType, same MACs: another flow. */
-		buf[12] = 0x08, buf[13] = 0x06;	/* tf's is 0x88B5 */
+		buf[12] = 0x08;		/* ARP; tf's is 0x88B5 */
+		buf[13] = 0x06;
 		if (hash_of(buf, len, false) == h)
 			CHECK_FAIL_AT("EtherType left out of the hash");
 		hits[voff__vxlan_srcport_pick(h, 8)]++;
@@ -405,7 +407,9 @@ static unsigned int send_flows(struct voff_port *port, unsigned int n_remote,
 		struct voff_pkt *pkt;
 		size_t len;
 
-		f.src[0] = 10, f.src[3] = 1, f.dst[0] = 10, f.dst[3] = 2;
+		f.src[0] = f.dst[0] = 10;
+		f.src[3] = 1;
+		f.dst[3] = 2;
 		len = flow_frame(frame, sizeof(frame), &f, 100,
 				 1000 + i / FLOWS, 64);
 		CHECK_OK(voff_pkt_alloc(pool, &pkt));
