@@ -21,6 +21,19 @@
  *    the last, so they leave as one UDP_SEGMENT train (voff_udp_send_sg()).
  *    The outer Ethernet, IP and UDP headers are the kernel's: the socket
  *    sends the UDP payload only.
+ *  - Source ports: by default every datagram leaves from the port's own
+ *    socket, so the underlay sees one flow per pair of VTEPs.  With
+ *    @srcports above 1 (or a range) the port opens that many send-only
+ *    sockets on the same local address, and each frame leaves from the
+ *    one its inner flow hashes to (the IP addresses, protocol and TCP or
+ *    UDP ports; the MAC addresses and EtherType of a frame that is not
+ *    IP), as the kernel's vxlan picks its source port per flow, so the
+ *    underlay's ECMP and the receiving NIC's RSS spread the flows (RFC
+ *    7348 section 5).  One flow always leaves from one port, every
+ *    segment of a super-packet alike, so it is never reordered.  The
+ *    send sockets are on the same local address and drop whatever
+ *    arrives at them: receiving stays on the port's own socket, and the
+ *    @udp counters of voff_port_vxlan_stats() cover all of them.
  *  - Receive: UDP_GRO trains are cut into datagrams; each is checked (the
  *    I flag, the VNI, an inner frame of at least 14 bytes) and its inner
  *    frame copied into a packet of the caller's pool.  A datagram that
@@ -68,6 +81,8 @@ struct voff_port;
 #define VOFF_VXLAN_VNI_MAX 0xFFFFFFu
 /* Remote VTEPs of one port's flood list. */
 #define VOFF_VXLAN_REMOTES_MAX 32
+/* Send sockets (UDP source ports) of one port at most. */
+#define VOFF_VXLAN_SRCPORTS_MAX 64
 /* Bytes between the overlay MTU and the underlay's. */
 #define VOFF_VXLAN_OVERHEAD4 50
 #define VOFF_VXLAN_OVERHEAD6 70
@@ -92,6 +107,15 @@ struct voff_port;
  * @fdb_size:	MAC -> VTEP entries (0 = 1024)
  * @age_ns:	a learned entry is forgotten after this long unseen
  *		(0 = 300 s)
+ * @srcports:	UDP source ports to spread the flows over (0 or 1: every
+ *		datagram leaves from @local's socket, as without this field;
+ *		2 .. VOFF_VXLAN_SRCPORTS_MAX: that many send-only sockets,
+ *		bound to @local's address, each frame sent from the one its
+ *		inner flow hashes to).  With @srcport_min, 1 opens one send
+ *		socket too
+ * @srcport_min: 0: the send sockets' ports are ephemeral ones the kernel
+ *		picks; else they are @srcport_min .. @srcport_min +
+ *		@srcports - 1 (all of them must be free)
  *
  * voff_port_open() takes it in struct voff_port_cfg.vxlan, with
  * cfg.kind VOFF_PORT_VXLAN and cfg.netns the namespace of the socket;
@@ -107,6 +131,8 @@ struct voff_vxlan_cfg {
 	bool udp_offload_off;
 	unsigned int fdb_size;
 	uint64_t age_ns;
+	unsigned int srcports;
+	uint16_t srcport_min;
 };
 
 /*
@@ -202,9 +228,26 @@ int voff_port_vxlan_fdb_lookup(const struct voff_port *port,
 			       bool *is_static);
 
 /**
- * voff_port_vxlan_stats() - a VXLAN port's counters and its socket's
+ * voff_port_vxlan_srcports() - the UDP source ports the port sends from
+ * @port:	a VOFF_PORT_VXLAN port
+ * @out:	receives up to @cap ports in the order of the send sockets
+ *		(the flow hash picks among them by index); may be NULL
+ *		when @cap is 0
+ * @cap:	entries at @out
+ *
+ * Return: the number of source ports (1 when the port sends from its own
+ * socket; may exceed @cap); 0 for another kind.
+ */
+unsigned int voff_port_vxlan_srcports(const struct voff_port *port,
+				      uint16_t *out, unsigned int cap);
+
+/**
+ * voff_port_vxlan_stats() - a VXLAN port's counters and its sockets'
  * @vx:		receives the VXLAN counters (may be NULL)
- * @udp:	receives the socket's (may be NULL): trains, fallbacks
+ * @udp:	receives the sockets' (may be NULL): trains, fallbacks;
+ *		with send sockets (@srcports), the sum over the port's own
+ *		socket and all of them (each fallback_*_probe is 1 when any
+ *		socket's is)
  *
  * Return: 0, or -EINVAL for another kind of port.
  */

@@ -310,4 +310,25 @@ unsigned int voff__port_off_fix(unsigned int off);
  */
 unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3);
 
+/**
+ * voff__vxlan_flow_hash() - the hash of a frame's flow that picks its
+ * VXLAN source port (vxlan_hash.c)
+ * @pkt:	an Ethernet frame; its l2_off and l3_off are used when a
+ *		parse set them, and nothing else of it is changed
+ *
+ * IPv4 and IPv6: the addresses and the protocol, and the ports of TCP and
+ * UDP (not of a fragment, nor behind IPv6 extension headers); any other
+ * frame: its MAC addresses and EtherType.  The same header bytes give the
+ * same hash whether or not the frame was parsed, so every frame of a flow
+ * (each segment of a super-packet, the plain frames) hashes alike.
+ * Return: the hash.
+ */
+uint32_t voff__vxlan_flow_hash(const struct voff_pkt *pkt);
+
+/**
+ * voff__vxlan_srcport_pick() - which of @n source ports @hash maps to
+ * Return: 0 .. @n - 1 (0 when @n is 0).
+ */
+unsigned int voff__vxlan_srcport_pick(uint32_t hash, unsigned int n);
+
 #endif /* VOFF_PORT_INT_H */

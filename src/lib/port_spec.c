@@ -158,6 +158,49 @@ static int opt_udp_offload(struct voff_port_spec *s, char *val)
 	return bad(s, "udp_offload: expected on or off");
 }
 
+/* A decimal number of at most 5 digits at *@p, which it passes. */
+static bool read_num(const char **p, unsigned long *v)
+{
+	const char *c = *p;
+
+	*v = 0;
+	for (; *c >= '0' && *c <= '9' && c - *p < 5; c++)
+		*v = *v * 10 + (unsigned long)(*c - '0');
+	if (c == *p || (*c >= '0' && *c <= '9'))
+		return false;
+	*p = c;
+	return true;
+}
+
+/* srcports=N (ephemeral ports) or srcports=MIN-MAX (those ports). */
+static int opt_srcports(struct voff_port_spec *s, char *val)
+{
+	const char *p = val;
+	unsigned long lo, hi;
+
+	if (!read_num(&p, &lo))
+		goto bad_value;
+	if (!*p) {
+		if (lo < 1 || lo > VOFF_VXLAN_SRCPORTS_MAX)
+			goto bad_value;
+		s->vxlan.srcports = (unsigned int)lo;
+		s->vxlan.srcport_min = 0;
+		return 0;
+	}
+	if (*p++ != '-' || !read_num(&p, &hi) || *p || lo < 1 || hi > 65535 ||
+	    hi < lo)
+		goto bad_value;
+	if (hi - lo >= VOFF_VXLAN_SRCPORTS_MAX)
+		return bad(s, "srcports: %lu-%lu is %lu ports, at most %d", lo,
+			   hi, hi - lo + 1, VOFF_VXLAN_SRCPORTS_MAX);
+	s->vxlan.srcports = (unsigned int)(hi - lo + 1);
+	s->vxlan.srcport_min = (uint16_t)lo;
+	return 0;
+bad_value:
+	return bad(s, "srcports: expected N (1 to %d) or MIN-MAX (ports), "
+		   "not '%.24s'", VOFF_VXLAN_SRCPORTS_MAX, val);
+}
+
 static void put_addr(const union voff_udp_addr *a, const char *name, FILE *f)
 {
 	if (a->sa.sa_family != AF_UNSPEC) {
@@ -195,6 +238,16 @@ static void put_udp_offload(const struct voff_port_spec *s, const char *name,
 		fprintf(f, ",%s=off", name);
 }
 
+static void put_srcports(const struct voff_port_spec *s, const char *name,
+			 FILE *f)
+{
+	if (s->vxlan.srcport_min)
+		fprintf(f, ",%s=%u-%u", name, s->vxlan.srcport_min,
+			s->vxlan.srcport_min + s->vxlan.srcports - 1);
+	else if (s->vxlan.srcports > 1)
+		fprintf(f, ",%s=%u", name, s->vxlan.srcports);
+}
+
 /* One underlay family; zero UDP checksums only over IPv4 (RFC 6935). */
 static int vx_check(struct voff_port_spec *s)
 {
@@ -224,6 +277,7 @@ static const struct kind_opt vxlan_opts[] = {
 	{ "remote", "ADDR[:PORT]", opt_remote, put_remote },
 	{ "udp_csum", "on|off", opt_udp_csum, put_udp_csum },
 	{ "udp_offload", "on|off", opt_udp_offload, put_udp_offload },
+	{ "srcports", "N|MIN-MAX", opt_srcports, put_srcports },
 	{ NULL, NULL, NULL, NULL },
 };
 

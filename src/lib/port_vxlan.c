@@ -14,6 +14,12 @@
  * The table is an fdb.c table whose "port" is a slot of vtep[]: the
  * addresses learned entries point at, reclaimed when the slots run out.
  *
+ * Source ports: with cfg.srcports the port also opens send-only sockets on
+ * the local address, and each frame leaves from the one its inner flow
+ * hashes to (vxlan_hash.c).  The datagrams of one call are described in
+ * order, each marked with its socket, and grouped by socket when they are
+ * sent, so each socket still gets its trains in one sendmmsg() call.
+ *
  * Readiness: a received train may hold more datagrams than the caller's
  * batch has room for.  The rest stays queued here, so the port's
  * descriptor is an epoll set of the socket and an eventfd that is kept
@@ -21,6 +27,7 @@
  */
 #include <errno.h>
 #include <ifaddrs.h>
+#include <linux/filter.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -84,6 +91,12 @@ struct vx {
 	uint8_t *slots;
 	size_t slots_used;
 	int tx_dst;
+	/* the send sockets (none: u sends), each datagram's, grouped views */
+	struct voff_udp *src[VOFF_VXLAN_SRCPORTS_MAX];
+	unsigned int nsrc;
+	uint8_t tx_src;			/* the socket of the frame described */
+	uint8_t dg_src[VX_TX_DGRAMS];
+	struct voff_sg sg_src[VX_TX_DGRAMS];
 };
 
 static uint64_t now_ns(void)
@@ -319,6 +332,10 @@ static int cfg_family(const struct voff_vxlan_cfg *c)
 			return -EINVAL;
 	if (c->udp_csum_zero && fam != AF_INET)
 		return -EINVAL;
+	if (c->srcports > VOFF_VXLAN_SRCPORTS_MAX ||
+	    (c->srcport_min &&
+	     (!c->srcports || c->srcport_min + c->srcports - 1 > UINT16_MAX)))
+		return -EINVAL;
 	return fam;
 }
 
@@ -329,20 +346,38 @@ static void vx_free(struct vx *vx)
 	if (vx->evfd >= 0)
 		close(vx->evfd);
 	voff_udp_close(vx->u);
+	for (unsigned int i = 0; i < vx->nsrc; i++)
+		voff_udp_close(vx->src[i]);
 	voff__fdb_fini(&vx->fdb);
 	free(vx->slots);
 	free(vx);
 }
 
+/* Open a socket of the port, sending as the configuration says. */
+static int open_udp(struct vx *vx, struct voff_udp **u,
+		    struct voff_udp_cfg *uc)
+{
+	int one = 1, err;
+
+	uc->sndbuf = 4 << 20;
+	uc->flags |= VOFF_UDP_F_NONBLOCK;
+	if (vx->cfg.udp_csum_zero)
+		uc->flags |= VOFF_UDP_F_NO_GSO; /* SO_NO_CHECK refuses trains */
+	if (vx->cfg.udp_offload_off)
+		uc->flags |= VOFF_UDP_F_SINGLE;
+	err = voff_udp_open(u, uc);
+	if (err)
+		return err;
+	if (vx->cfg.udp_csum_zero &&
+	    setsockopt(voff_udp_fd(*u), SOL_SOCKET, SO_NO_CHECK, &one,
+		       sizeof(one)))
+		return -errno;
+	return 0;
+}
+
 static int open_socket(struct vx *vx, const char *netns)
 {
-	struct voff_udp_cfg uc = {
-		.netns = netns,
-		.flags = VOFF_UDP_F_NONBLOCK,
-		.sndbuf = 4 << 20,
-		.rcvbuf = 8 << 20,
-	};
-	int one = 1, err;
+	struct voff_udp_cfg uc = { .netns = netns, .rcvbuf = 8 << 20 };
 
 	uc.local = vx->cfg.local;
 	if (uc.local.sa.sa_family == AF_UNSPEC)
@@ -350,17 +385,50 @@ static int open_socket(struct vx *vx, const char *netns)
 	if (!addr_port(&uc.local))
 		addr_set_port(&uc.local, VOFF_VXLAN_UDP_PORT);
 	vx->dport = addr_port(&uc.local);
-	if (vx->cfg.udp_csum_zero)
-		uc.flags |= VOFF_UDP_F_NO_GSO; /* SO_NO_CHECK refuses trains */
-	if (vx->cfg.udp_offload_off)
-		uc.flags |= VOFF_UDP_F_SINGLE;
-	err = voff_udp_open(&vx->u, &uc);
-	if (err)
-		return err;
-	if (vx->cfg.udp_csum_zero &&
-	    setsockopt(voff_udp_fd(vx->u), SOL_SOCKET, SO_NO_CHECK, &one,
-		       sizeof(one)))
-		return -errno;
+	return open_udp(vx, &vx->u, &uc);
+}
+
+/*
+ * The send-only sockets of cfg.srcports, on the local address: ports
+ * srcport_min and up, or ephemeral ones the kernel picks.  Peers send to
+ * the VXLAN port, the main socket; these take nothing in: a socket filter
+ * that drops every datagram stands for their receive side, so a stray
+ * datagram to one of their ports is dropped before it queues (and ICMP
+ * errors are not reported to an unconnected socket).
+ */
+static int open_srcports(struct vx *vx, const char *netns)
+{
+	static struct sock_filter drop_all[] = {
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	static const struct sock_fprog prog = { .len = 1, .filter = drop_all };
+	unsigned int n = vx->cfg.srcports;
+
+	if (n <= 1 && !vx->cfg.srcport_min)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		struct voff_udp_cfg uc = {
+			.netns = netns,
+			.flags = VOFF_UDP_F_NO_GRO,
+			.rx_bufs = 1,
+			.rx_batch = 1,
+		};
+		int err;
+
+		uc.local = vx->cfg.local;
+		uc.local.sa.sa_family = (sa_family_t)vx->family;
+		addr_set_port(&uc.local, vx->cfg.srcport_min ?
+					 (uint16_t)(vx->cfg.srcport_min + i) :
+					 0);
+		err = open_udp(vx, &vx->src[i], &uc);
+		if (vx->src[i])		/* opened, if not set up: closed by vx_free */
+			vx->nsrc++;
+		if (!err && setsockopt(voff_udp_fd(vx->src[i]), SOL_SOCKET,
+				       SO_ATTACH_FILTER, &prog, sizeof(prog)))
+			err = -errno;
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -408,6 +476,8 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 			  -ENOMEM;
 	if (!err)
 		err = open_socket(vx, cfg->netns);
+	if (!err)
+		err = open_srcports(vx, cfg->netns);
 	if (!err)
 		err = open_poll(vx);
 	if (err) {
@@ -687,20 +757,59 @@ static int vx_rx(struct voff_port *port, struct voff_pool *pool,
 
 /* ---- transmit -------------------------------------------------------------- */
 
+/*
+ * Group the datagrams described by send socket, in order within each:
+ * socket k's are sg_src[first[k] .. first[k + 1]).  Return: the one
+ * socket all of them use (then sg[] is left as it is), or -1.
+ */
+static int tx_group(struct vx *vx, unsigned int *first)
+{
+	unsigned int at[VOFF_VXLAN_SRCPORTS_MAX];
+
+	memset(first, 0, (vx->nsrc + 1) * sizeof(*first));
+	for (unsigned int i = 0; i < vx->ndg; i++)
+		first[vx->dg_src[i] + 1]++;
+	for (unsigned int k = 0; k < vx->nsrc; k++) {
+		if (first[k + 1] == vx->ndg)
+			return (int)k;
+		first[k + 1] += first[k];
+		at[k] = first[k];
+	}
+	for (unsigned int i = 0; i < vx->ndg; i++)
+		vx->sg_src[at[vx->dg_src[i]]++] = vx->sg[i];
+	return -1;
+}
+
+/* Send the datagrams described to @to: per send socket, grouped. */
+static void tx_send(struct vx *vx, const union voff_udp_addr *to,
+		    int one, const unsigned int *first)
+{
+	if (!vx->nsrc)
+		voff_udp_send_sg(vx->u, vx->sg, vx->ndg, to);
+	else if (one >= 0)
+		voff_udp_send_sg(vx->src[one], vx->sg, vx->ndg, to);
+	for (unsigned int k = 0; one < 0 && k < vx->nsrc; k++)
+		if (first[k + 1] > first[k])
+			voff_udp_send_sg(vx->src[k], &vx->sg_src[first[k]],
+					 first[k + 1] - first[k], to);
+	vx->st.tx_datagrams += vx->ndg;
+}
+
 /* Send what is described to its destination: one remote, or all of them. */
 static void tx_flush(struct vx *vx)
 {
+	unsigned int first[VOFF_VXLAN_SRCPORTS_MAX + 1];
+	int one = 0;
+
 	if (!vx->ndg)
 		return;
+	if (vx->nsrc)
+		one = tx_group(vx, first);
 	if (vx->tx_dst == VX_FLOOD) {
-		for (unsigned int r = 0; r < vx->cfg.n_remote; r++) {
-			voff_udp_send_sg(vx->u, vx->sg, vx->ndg,
-					 &vx->cfg.remote[r]);
-			vx->st.tx_datagrams += vx->ndg;
-		}
+		for (unsigned int r = 0; r < vx->cfg.n_remote; r++)
+			tx_send(vx, &vx->cfg.remote[r], one, first);
 	} else if (vx->tx_dst >= 0) {
-		voff_udp_send_sg(vx->u, vx->sg, vx->ndg, &vx->vtep[vx->tx_dst]);
-		vx->st.tx_datagrams += vx->ndg;
+		tx_send(vx, &vx->vtep[vx->tx_dst], one, first);
 	}
 	vx->ndg = 0;
 	vx->slots_used = 0;
@@ -731,6 +840,7 @@ static void tx_wrap(struct vx *vx, unsigned int n)
 		sg->n++;
 		sg->cap++;
 		sg->len += VOFF_VXLAN_HLEN;
+		vx->dg_src[vx->ndg + i] = vx->tx_src;
 	}
 	vx->ndg += n;
 }
@@ -804,6 +914,9 @@ static int vx_tx(struct voff_port *port, struct voff_pkt **pkts,
 		if (dst != vx->tx_dst)
 			tx_flush(vx);
 		vx->tx_dst = dst;
+		if (vx->nsrc)
+			vx->tx_src = (uint8_t)voff__vxlan_srcport_pick(
+				voff__vxlan_flow_hash(pkts[i]), vx->nsrc);
 		res[i] = tx_describe(vx, pkts[i]);
 		if (res[i])
 			continue;
@@ -926,17 +1039,54 @@ int voff_port_vxlan_fdb_lookup(const struct voff_port *port,
 	return 0;
 }
 
+unsigned int voff_port_vxlan_srcports(const struct voff_port *port,
+				      uint16_t *out, unsigned int cap)
+{
+	const struct vx *vx = vx_of(port);
+	struct voff_udp_info info;
+
+	if (!vx)
+		return 0;
+	if (!vx->nsrc) {
+		if (cap)
+			out[0] = vx->dport;
+		return 1;
+	}
+	for (unsigned int i = 0; i < vx->nsrc && i < cap; i++) {
+		voff_udp_info(vx->src[i], &info);
+		out[i] = addr_port(&info.local);
+	}
+	return vx->nsrc;
+}
+
+/* Add @s to @sum; a probe's fallback flag stays a flag. */
+static void udp_stats_add(struct voff_udp_stats *sum,
+			  const struct voff_udp_stats *s)
+{
+#define UDP_ADD(f, doc) sum->f += s->f;
+	VOFF_UDP_STATS_MAP(UDP_ADD)
+#undef UDP_ADD
+	sum->fallback_gso_probe = sum->fallback_gso_probe != 0;
+	sum->fallback_gro_probe = sum->fallback_gro_probe != 0;
+}
+
 int voff_port_vxlan_stats(const struct voff_port *port,
 			  struct voff_vxlan_stats *st,
 			  struct voff_udp_stats *udp)
 {
 	const struct vx *vx = vx_of(port);
+	struct voff_udp_stats s;
 
 	if (!vx)
 		return -EINVAL;
 	if (st)
 		*st = vx->st;
-	if (udp)
-		voff_udp_stats(vx->u, udp);
+	if (!udp)
+		return 0;
+	voff_udp_stats(vx->u, udp);
+	for (unsigned int i = 0; i < vx->nsrc; i++) {
+		voff_udp_stats(vx->src[i], &s);
+		udp_stats_add(udp, &s);
+	}
 	return 0;
 }

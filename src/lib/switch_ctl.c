@@ -626,7 +626,10 @@ static void vhost_stats(struct out *o, const struct voff_port *port)
 		put_u64(o, k[i], val[i]);
 }
 
-/* A vxlan port's counters (vxlan_*) and its UDP socket's (udp_*). */
+/*
+ * A vxlan port's counters (vxlan_*), its UDP sockets' (udp_*), and the
+ * number of source ports it spreads flows over (vxlan_srcports, a gauge).
+ */
 static void vxlan_counters(struct out *o, const struct voff_port *port)
 {
 	struct voff_vxlan_stats vx;
@@ -640,6 +643,7 @@ static void vxlan_counters(struct out *o, const struct voff_port *port)
 #define UDP_PUT(f, doc) put_u64(o, "udp_" #f, u.f);
 	VOFF_UDP_STATS_MAP(UDP_PUT)
 #undef UDP_PUT
+	put_u64(o, "vxlan_srcports", voff_port_vxlan_srcports(port, NULL, 0));
 }
 
 static void stats_one(struct out *o, const char *name,

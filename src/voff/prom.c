@@ -13,6 +13,8 @@
  *                                           a kind's own: vhost_connects)
  *   voff_port_vhost_connected{port} 0|1     a vhost-user port's guest
  *   voff_port_vhost_running{port} 0|1       state (gauges)
+ *   voff_port_vxlan_srcports{port}          a VXLAN port's source ports
+ *                                           (gauge)
  *   voff_switch_drops_total{port,reason}    the switch's drops by reason
  *   voff_port_drops_total{port,direction,reason}
  *                                           the port's own, by reason
@@ -189,15 +191,17 @@ static void ports(FILE *out, json_object *pa, const char *only)
 	}
 }
 
-/* A vhost-user port's state in `-j stats`: gauges, or not exported. */
-static const char *const vhost_gauges[] = { "vhost_connected",
-					     "vhost_running" };
+/*
+ * State in `-j stats`, not counted: gauges (a vhost-user port's guest, a
+ * VXLAN port's source ports), or not exported.
+ */
+static const char *const gauges[] = { "vhost_connected", "vhost_running",
+				      "vxlan_srcports" };
 
-static bool vhost_state(const char *k)
+static bool state(const char *k)
 {
-	for (size_t i = 0; i < sizeof(vhost_gauges) / sizeof(vhost_gauges[0]);
-	     i++)
-		if (!strcmp(k, vhost_gauges[i]))
+	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
+		if (!strcmp(k, gauges[i]))
 			return true;
 	/* Feature bit masks: state, not counted (voff ctl stats has them). */
 	return !strcmp(k, "vhost_features") ||
@@ -206,12 +210,12 @@ static bool vhost_state(const char *k)
 
 /*
  * Whether stats key @k is a plain counter (not a drop by reason, nor a
- * vhost-user port's guest state).
+ * port's state).
  */
 static bool plain(const char *k)
 {
 	return strcmp(k, "port") && strncmp(k, "drop_", 5) &&
-	       !vhost_state(k) &&
+	       !state(k) &&
 	       !strstr(k, "_drop_") && strcmp(k, "rx_dropped") &&
 	       strcmp(k, "tx_dropped");
 }
@@ -271,23 +275,27 @@ static void counters(FILE *out, json_object *sa)
 	}
 }
 
-/* voff_port_vhost_connected and _running, when a vhost-user port is. */
-static void vhost(FILE *out, json_object *sa)
+/*
+ * voff_port_vhost_connected and _running, when a vhost-user port is;
+ * voff_port_vxlan_srcports, when a VXLAN port is.
+ */
+static void state_gauges(FILE *out, json_object *sa)
 {
 	static const char *const help[] = {
 		"1 when a VMM is connected to the vhost-user port.",
 		"1 when the guest's rings are started and enabled.",
+		"UDP source ports the VXLAN port spreads inner flows over.",
 	};
 	size_t n = json_object_array_length(sa);
 
 	for (size_t g = 0; g < sizeof(help) / sizeof(help[0]); g++) {
 		char name[64];
 
-		if (!seen_before(sa, n, vhost_gauges[g]))
+		if (!seen_before(sa, n, gauges[g]))
 			continue;
-		snprintf(name, sizeof(name), "voff_port_%s", vhost_gauges[g]);
+		snprintf(name, sizeof(name), "voff_port_%s", gauges[g]);
 		family(out, name, "gauge", help[g]);
-		samples(out, sa, vhost_gauges[g], name);
+		samples(out, sa, gauges[g], name);
 	}
 }
 
@@ -417,7 +425,7 @@ int prom_print(FILE *out, const char *port,
 	}
 	ports(out, pa, port);
 	counters(out, sa);
-	vhost(out, sa);
+	state_gauges(out, sa);
 	drops(out, sa);
 	settings(out, limits, names, n);
 	server(out, srv);

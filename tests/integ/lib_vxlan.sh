@@ -200,6 +200,24 @@ vx_iperf() {
 	[ "$bps" -gt 0 ]
 }
 
+# vx_capture DEV FILE - dumpcap on DEV of the underlay namespace into FILE,
+# in the background (its pid in vx_cap_pid), once it is writing
+vx_capture() {
+	ip netns exec "$U" dumpcap -q -i "$1" -w "$2" \
+		>"$LIB_TMP/dumpcap.err" 2>&1 &
+	vx_cap_pid=$!
+	lib_pids+=("$vx_cap_pid")
+	for _ in $(seq 50); do [ -s "$2" ] && break; sleep 0.1; done
+	sleep 0.3
+}
+
+# vx_capture_end - stop the capture vx_capture started, its file complete
+vx_capture_end() {
+	sleep 0.5
+	kill -INT "$vx_cap_pid" 2>/dev/null
+	wait "$vx_cap_pid" 2>/dev/null
+}
+
 # vx_tshark_check PCAP NAME - every VXLAN frame of PCAP decodes with VNI 42
 # and the I flag, nothing is malformed, and every IPv4, TCP, UDP and ICMP
 # checksum tshark can verify, outer and inner, is good

@@ -66,19 +66,13 @@ ip netns exec "$U" ethtool -K p1 gro off >/dev/null 2>&1
 ip netns exec "$U" ethtool -K p2 gro off >/dev/null 2>&1
 ip netns exec "$H2" ethtool -K u2 tx off >/dev/null 2>&1
 cap=$LIB_TMP/underlay.pcap
-ip netns exec "$U" dumpcap -q -i p2 -w "$cap" >"$LIB_TMP/dumpcap.err" 2>&1 &
-dpid=$!
-lib_pids+=("$dpid")
-for _ in $(seq 50); do [ -s "$cap" ] && break; sleep 0.1; done
-sleep 0.3
+vx_capture p2 "$cap"
 want nsping "$A" 10.77.0.2 "ping A -> B while capturing"
 want vx_xfer "$A" "$B" 10.77.0.2 $((2 * 1024 * 1024)) \
 	"2 MiB A -> B while capturing"
 want vx_xfer "$B" "$A" 10.77.0.1 $((2 * 1024 * 1024)) \
 	"2 MiB B -> A while capturing"
-sleep 0.5
-kill -INT "$dpid" 2>/dev/null
-wait "$dpid" 2>/dev/null
+vx_capture_end
 want vx_tshark_check "$cap" "underlay capture" \
 	"every underlay frame is VXLAN VNI 42 with good checksums"
 ip netns exec "$H1" ethtool -K u1 tx on >/dev/null 2>&1

@@ -262,7 +262,8 @@ static void t_kinds(void)
 		"packet:IFNAME[@NETNS]", "pcap:FILE[,sink=FILE]",
 		"vhost-user:PATH",
 		"vxlan:VNI[@NETNS][,local=ADDR[:PORT]][,remote=ADDR[:PORT]]"
-		"[,udp_csum=on|off][,udp_offload=on|off]",
+		"[,udp_csum=on|off][,udp_offload=on|off]"
+		"[,srcports=N|MIN-MAX]",
 	};
 	const struct voff_port_spec_kind *k;
 	char buf[128];
@@ -377,7 +378,7 @@ static void t_policy(void)
 			"  tun:NAME[@NETNS]\n  packet:IFNAME[@NETNS]\n"
 			"  vxlan:VNI[@NETNS][,local=ADDR[:PORT]]"
 			"[,remote=ADDR[:PORT]][,udp_csum=on|off]"
-			"[,udp_offload=on|off]\n"
+			"[,udp_offload=on|off][,srcports=N|MIN-MAX]\n"
 			"followed by"));
 	CHECK(!strstr(r, "pcap"));
 	CHECK(!strstr(r, "vhost-user"));

@@ -529,8 +529,10 @@ static void t_vxlan(void)
 	CHECK_OK(err);
 	CHECK(strstr(r, "\n  vxlan_tx_unicast 0\n"));
 	CHECK(strstr(r, "\n  udp_tx_trains 0\n"));
+	CHECK(strstr(r, "\n  vxlan_srcports 1\n"));
 	r = ctl(sw, "-j stats vxlan42", &err);
 	CHECK(strstr(r, ",\"vxlan_learned\":0,\"udp_tx_calls\":0,"));
+	CHECK(strstr(r, ",\"udp_fallback_train\":0,\"vxlan_srcports\":1}"));
 	r = ctl(sw, "stats p0", &err);
 	CHECK(!strstr(r, "vxlan_") && !strstr(r, "udp_"));
 	voff_switch_free(sw);
