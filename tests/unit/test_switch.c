@@ -19,6 +19,7 @@
 #include "check.h"
 #include "frames.h"
 #include "switch_int.h"
+#include "tso.h"
 
 #define NPORTS 3
 
@@ -119,20 +120,6 @@ static struct voff_pkt *mk(struct rig *r, const uint8_t *buf, size_t len)
 	CHECK_OK(voff_pkt_alloc(r->pool, &pkt));
 	CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
 	return pkt;
-}
-
-/* Turn a parsed TCP frame into a super-packet of @mss segments. */
-static void make_tso(struct voff_pkt *pkt, uint16_t mss, bool v6)
-{
-	struct voff_parsed p;
-
-	CHECK_OK(voff_pkt_parse(pkt, VOFF_PARSE_ETH, &p));
-	pkt->csum = VOFF_CSUM_PARTIAL;
-	pkt->csum_start = pkt->l4_off;
-	pkt->csum_offset = 16;
-	pkt->gso_type = v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
-	pkt->gso_size = mss;
-	pkt->hdr_len = pkt->payload_off;
 }
 
 static void send_pkts(struct rig *r, int from, struct voff_pkt **pkts,
@@ -328,7 +315,7 @@ static void super_case(bool v6)
 	{
 		struct voff_pkt *p = mk(&r, buf, len);
 
-		make_tso(p, mss, v6);
+		tso_mark(p, mss);
 		send1(&r, 0, p);
 	}
 	run(&r);
@@ -351,7 +338,7 @@ static void super_case(bool v6)
 		int n;
 
 		/* Port 2 still takes partial checksums: segments keep them. */
-		make_tso(p, mss, v6);
+		tso_mark(p, mss);
 		n = voff_gso_segment(p, &o, r.pool, ref, 64);
 		CHECK_EQ(n, (int)((payload + mss - 1) / mss));
 		send1(&r, 0, p);
@@ -409,7 +396,7 @@ static void t_flood_super(void)
 			false);
 	hdr = len - payload;
 	p = mk(&r, buf, len);
-	make_tso(p, 1448, false);
+	tso_mark(p, 1448);
 	send1(&r, 0, p);
 	run(&r);
 	CHECK_EQ(recv_all(&r, 1, &b), 1);
@@ -446,7 +433,7 @@ static void t_lower_limit(void)
 	CHECK_EQ(voff_switch_set(r.sw, r.id[1], "gso_max_size", 10), -ERANGE);
 	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], payload, 5, false, false);
 	p = mk(&r, buf, len);
-	make_tso(p, 1448, false);
+	tso_mark(p, 1448);
 	send1(&r, 0, p);
 	run(&r);
 	CHECK_GE(recv_all(&r, 1, &b), 4);
@@ -477,7 +464,7 @@ static unsigned int send_near_64k(struct rig *r)
 	len = tcp_frame(buf, sizeof(buf), 0, MAC[2], 65495, 9, false, false);
 	CHECK_EQ(len, 65549);
 	p = mk(r, buf, len);
-	make_tso(p, 4036, false);
+	tso_mark(p, 4036);
 	send1(r, 0, p);
 	run(r);
 	n = recv_all(r, 2, &b);
@@ -787,7 +774,7 @@ static void t_no_reorder(void)
 				flow != 0, false);
 		pkts[i] = mk(&r, buf, len);
 		if (pl > 1448)
-			make_tso(pkts[i], 1448, false);
+			tso_mark(pkts[i], 1448);
 		next[flow] += (uint32_t)pl;
 	}
 	send_pkts(&r, 0, pkts, 8);
