@@ -753,6 +753,41 @@ static void t_spin_window(void)
 	CHECK_LT(late, n / 8);
 }
 
+/*
+ * The spin loop's yield on fake clocks: due VOFF__SPIN_YIELD_NS (20 us,
+ * docs/switch.md) after the last one and not a nanosecond sooner, at the
+ * first empty step of all; steps of 3 us yield every 7th step (21 us),
+ * steps longer than 20 us (a descheduled spinner) at every step.
+ */
+static void t_spin_yield(void)
+{
+	const uint64_t y = VOFF__SPIN_YIELD_NS, t0 = 5000000000ull;
+	uint64_t last = 0;
+	unsigned int yields = 0, steps = 0;
+
+	CHECK_EQ(y, 20000);
+	CHECK(voff__spin_yield_now(&last, t0));
+	CHECK_EQ(last, t0);
+	CHECK(!voff__spin_yield_now(&last, t0));
+	CHECK(!voff__spin_yield_now(&last, t0 + y - 1));
+	CHECK_EQ(last, t0);	/* a "not yet" records nothing */
+	CHECK(voff__spin_yield_now(&last, t0 + y));
+	CHECK_EQ(last, t0 + y);
+	last = 0;
+	for (uint64_t t = t0; t < t0 + 1000000; t += 3000, steps++) {
+		if (voff__spin_yield_now(&last, t)) {
+			CHECK_EQ((t - t0) % 21000, 0);
+			yields++;
+		}
+	}
+	CHECK_EQ(steps, 334);
+	CHECK_EQ(yields, 48);	/* at 0, 21, ..., 987 us */
+	yields = 0;
+	for (uint64_t t = t0 + 2000000; t < t0 + 2500000; t += 50000)
+		yields += voff__spin_yield_now(&last, t);
+	CHECK_EQ(yields, 10);
+}
+
 /* Two flows interleaved, one super-packet cut: each flow stays in order. */
 static void t_no_reorder(void)
 {
@@ -839,5 +874,5 @@ CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_limit_follows_egress),
 	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
 	   CHECK_TEST(t_no_reorder), CHECK_TEST(t_busy_poll),
-	   CHECK_TEST(t_spin_window),
+	   CHECK_TEST(t_spin_window), CHECK_TEST(t_spin_yield),
 	   CHECK_TEST(t_control))
