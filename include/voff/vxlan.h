@@ -169,7 +169,9 @@ int voff_vxlan_addr_parse(union voff_udp_addr *out, const char *text);
  * @addr:	the VTEP, of the port's family (port 0: 4789)
  *
  * The overlay MTU is read again (see the Theory of Operation); a switch
- * sees the port's new limits at its next step.
+ * sees the port's new limits at its next step.  The route towards @addr
+ * is looked up through a socket the port made in its namespace at open,
+ * so this needs no privilege.
  *
  * Return: 0; -EINVAL (not a VXLAN port, another family); -EEXIST;
  * -ENOSPC (VOFF_VXLAN_REMOTES_MAX remotes).

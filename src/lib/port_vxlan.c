@@ -71,6 +71,7 @@ struct vx {
 	struct voff_vxlan_cfg cfg;	/* cfg.remote is the flood list */
 	struct voff_udp *u;
 	int family;
+	int mtu_fd;			/* route MTU probe, see open_probe() */
 	uint16_t dport;			/* port of learned VTEPs */
 	int epfd, evfd;
 	bool signalled;
@@ -207,34 +208,46 @@ static void learn(struct vx *vx, const uint8_t *mac, int slot, uint64_t now)
 
 /* ---- the overlay MTU ------------------------------------------------------ */
 
-/* A datagram socket in @netns; Return: the descriptor or -1. */
-static int ns_socket(const char *netns, int family)
+/*
+ * The route MTU probe: an unbound datagram socket of the port's family,
+ * made in the port's namespace at open time.  Entering the namespace needs
+ * CAP_SYS_ADMIN, which `voff switch --drop-caps` gives up before a remote
+ * may be added; a socket stays in the namespace it was made in, so every
+ * later lookup through it needs no privilege.
+ */
+static int open_probe(struct vx *vx, const char *netns)
 {
-	int saved, fd;
+	int saved, err;
 
-	if (voff__netns_enter(netns, &saved))
-		return -1;
-	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	err = voff__netns_enter(netns, &saved);
+	if (err)
+		return err;
+	vx->mtu_fd = socket(vx->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	err = vx->mtu_fd < 0 ? -errno : 0;
 	voff__netns_leave(saved);
-	return fd;
+	return err;
 }
 
-/* The MTU of the route to @to (its device's, or the route's own). */
-static unsigned int route_mtu(const char *netns, const union voff_udp_addr *to)
+/*
+ * The MTU of the route to @to (its device's, or the route's own), 0 when
+ * none is found.  connect() looks the route up and IP_MTU/IPV6_MTU reads
+ * it; connecting to AF_UNSPEC after, successful or not, leaves the probe
+ * unconnected and without the port connect() bound it to, so it never
+ * takes a datagram.
+ */
+static unsigned int route_mtu(int fd, const union voff_udp_addr *to)
 {
-	int fd = ns_socket(netns, to->sa.sa_family);
+	const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	int mtu = 0;
 	socklen_t len = sizeof(mtu);
 
-	if (fd < 0)
-		return 0;
 	if (connect(fd, &to->sa, voff_udp_addr_len(to)) ||
 	    getsockopt(fd, to->sa.sa_family == AF_INET ? IPPROTO_IP :
 							 IPPROTO_IPV6,
 		       to->sa.sa_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
 		       &len))
 		mtu = 0;
-	close(fd);
+	(void)connect(fd, &unspec, sizeof(unspec));
 	return mtu > 0 ? (unsigned int)mtu : 0;
 }
 
@@ -291,14 +304,17 @@ static void update_limits(struct voff_port *port)
 	unsigned int under = 0, over, dgram, segs, train;
 
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++) {
-		unsigned int m = route_mtu(port->netns, &vx->cfg.remote[i]);
+		unsigned int m = route_mtu(vx->mtu_fd, &vx->cfg.remote[i]);
 
 		if (m && (!under || m < under))
 			under = m;
 	}
 	if (!under)
 		under = local_mtu(port->netns, &vx->cfg.local);
-	/* Nothing readable (no route, no privilege left): keep what was. */
+	/*
+	 * Nothing readable (no route; or, without a remote, the local
+	 * device's MTU once no privilege is left): keep what was.
+	 */
 	if (!under && port->info.limits.mtu)
 		return;
 	if (!under)
@@ -345,6 +361,8 @@ static void vx_free(struct vx *vx)
 		close(vx->epfd);
 	if (vx->evfd >= 0)
 		close(vx->evfd);
+	if (vx->mtu_fd >= 0)
+		close(vx->mtu_fd);
 	voff_udp_close(vx->u);
 	for (unsigned int i = 0; i < vx->nsrc; i++)
 		voff_udp_close(vx->src[i]);
@@ -463,7 +481,7 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 		return -ENOMEM;
 	vx->cfg = *c;
 	vx->family = fam;
-	vx->epfd = vx->evfd = -1;
+	vx->epfd = vx->evfd = vx->mtu_fd = -1;
 	vx->tx_dst = VX_NONE;
 	vx->rx_slot = -1;
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
@@ -478,6 +496,8 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 		err = open_socket(vx, cfg->netns);
 	if (!err)
 		err = open_srcports(vx, cfg->netns);
+	if (!err)
+		err = open_probe(vx, cfg->netns);
 	if (!err)
 		err = open_poll(vx);
 	if (err) {

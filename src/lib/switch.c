@@ -1015,8 +1015,13 @@ static bool spinning(const struct voff_switch *sw, uint64_t now)
 	       now - sw->last_rx_ns < sw->spin_ns;
 }
 
-/* How often a spinning switch yields its CPU to whatever else waits there. */
-#define SPIN_YIELD_NS 20000ull
+bool voff__spin_yield_now(uint64_t *last_ns, uint64_t now_ns)
+{
+	if (now_ns - *last_ns < VOFF__SPIN_YIELD_NS)
+		return false;
+	*last_ns = now_ns;
+	return true;
+}
 
 /*
  * Steps without sleeping until one receives or the window closes (step()
@@ -1039,12 +1044,10 @@ static int spin(struct voff_switch *sw)
 		 * just wrote lands here often) would otherwise wait for the
 		 * spinner's whole time slice, milliseconds: give the CPU up
 		 * now and then.  With nothing else to run, it costs one
-		 * system call every SPIN_YIELD_NS.
+		 * system call every VOFF__SPIN_YIELD_NS.
 		 */
-		if (now - sw->yield_ns >= SPIN_YIELD_NS) {
+		if (voff__spin_yield_now(&sw->yield_ns, now))
 			sched_yield();
-			sw->yield_ns = now;
-		}
 		if (!spinning(sw, now)) {
 			sw->spin_ns = voff__spin_on_empty(sw->busy_poll_ns,
 							  sw->spin_ns);

@@ -248,4 +248,16 @@ int voff__conf_fdb(struct voff_switch_conf *conf, const uint8_t *mac,
 uint64_t voff__spin_on_frame(uint64_t max, uint64_t cur, uint64_t gap_ns);
 uint64_t voff__spin_on_empty(uint64_t max, uint64_t cur);
 
+/* How often a spinning switch yields its CPU to whatever else waits there. */
+#define VOFF__SPIN_YIELD_NS 20000ull
+
+/*
+ * voff__spin_yield_now() - whether a spinning switch gives its CPU up
+ * (sched_yield()) at @now_ns: when VOFF__SPIN_YIELD_NS or more passed
+ * since *@last_ns, the last time it did (0 at first: the first empty
+ * spinning step yields).  Records @now_ns in *@last_ns when it says yes.
+ * A pure function of the time stamps, so tests drive it with fake clocks.
+ */
+bool voff__spin_yield_now(uint64_t *last_ns, uint64_t now_ns);
+
 #endif /* VOFF_SWITCH_INT_H */

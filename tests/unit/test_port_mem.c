@@ -19,6 +19,7 @@
 #include "check.h"
 #include "frames.h"
 #include "port_int.h"
+#include "tso.h"
 
 static struct voff_pool *pool_new(unsigned int n)
 {
@@ -28,36 +29,18 @@ static struct voff_pool *pool_new(unsigned int n)
 	return pool;
 }
 
-/* An Ethernet/IPv4/TCP frame with @payload bytes, as a packet of @pool. */
+/* tso_tcp4_frame() of @payload bytes, as a packet of @pool. */
 static struct voff_pkt *tcp4(struct voff_pool *pool, size_t payload,
 			     uint8_t seed)
 {
 	static uint8_t buf[70000];
 	struct voff_pkt *pkt;
-	struct tf b;
-	size_t len;
+	size_t len = tso_tcp4_frame(buf, sizeof(buf), payload, seed);
 
-	tf_init(&b, buf, sizeof(buf));
-	tf_eth(&b);
-	tf_ipv4(&b, &(struct tf_ip){ .df = true });
-	tf_tcp(&b, &(struct tf_l4){ .seq = 1, .flags = TF_ACK });
-	tf_payload(&b, payload, seed);
-	len = tf_finish(&b);
 	CHECK(len > 0);
 	CHECK_OK(voff_pkt_alloc(pool, &pkt));
 	CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
 	return pkt;
-}
-
-/* Make @pkt a TCP/IPv4 super-packet with segments of @mss bytes. */
-static void make_tso(struct voff_pkt *pkt, uint16_t mss)
-{
-	pkt->csum = VOFF_CSUM_PARTIAL;
-	pkt->csum_start = 34;
-	pkt->csum_offset = 16;
-	pkt->gso_type = VOFF_GSO_TCPV4;
-	pkt->gso_size = mss;
-	pkt->hdr_len = 54;
 }
 
 static void pair(struct voff_port **a, struct voff_port **b,
@@ -134,7 +117,7 @@ static void t_super_packet_metadata_crosses(void)
 
 	pair(&a, &b, &cfg);
 	pkt = tcp4(pool, 3000, 7);
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	len = pkt->len;
 	send1(a, pkt, 1);
 	voff_batch_init(&in);
@@ -178,17 +161,17 @@ static void t_tx_contract_drops_by_reason(void)
 	pkt = tcp4(pool, 1600, 0);		/* plain above the MTU */
 	send1(a, pkt, 0);
 	pkt = tcp4(pool, 9000, 0);		/* above gso_max_size */
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	send1(a, pkt, 0);
 	pkt = tcp4(pool, 5000, 0);		/* 5 segments > 4 */
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	send1(a, pkt, 0);
 	pkt = tcp4(pool, 3000, 0);		/* ECN not negotiated */
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	pkt->gso_type |= VOFF_GSO_TCP_ECN;
 	send1(a, pkt, 0);
 	pkt = tcp4(pool, 3000, 0);		/* fits: sent */
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	send1(a, pkt, 1);
 	pkt = tcp4(pool, 1460, 0);		/* exactly the MTU: sent */
 	send1(a, pkt, 1);
@@ -352,7 +335,7 @@ static void t_limits_changed_at_run_time(void)
 
 	pair(&a, &b, &cfg);
 	pkt = tcp4(pool, 9000, 0);
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	send1(a, pkt, 1);
 	CHECK_OK(voff_port_set_limits(a, &(struct voff_limits){
 					     .gso_max_size = 8000,
@@ -362,7 +345,7 @@ static void t_limits_changed_at_run_time(void)
 	CHECK_EQ(in.limits.gso_max_size, 8000);
 	CHECK_EQ(in.tx_max_len, 8000);
 	pkt = tcp4(pool, 9000, 0);
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	send1(a, pkt, 0);
 	CHECK_EQ(voff_port_drop_count(a, VOFF_PORT_TX, VOFF_E_PORT_GSO_SIZE),
 		 1);
@@ -407,12 +390,12 @@ static void t_egress_view_drives_the_transmit_decision(void)
 	CHECK_EQ(lim.gso_max_segs, 65535);	/* the kernel's default */
 
 	pkt = tcp4(pool, 3000, 0);
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	CHECK_EQ(decide(a, pkt), VOFF_XMIT_PASS_GSO);
 	CHECK_EQ(decide(pa, pkt), VOFF_XMIT_SEGMENT);	/* plain frames only */
 	voff_pkt_free(pkt);
 	pkt = tcp4(pool, 9000, 0);			/* over gso_max_size */
-	make_tso(pkt, 1000);
+	tso_mark(pkt, 1000);
 	CHECK_EQ(decide(a, pkt), VOFF_XMIT_RESEGMENT);
 	voff_pkt_free(pkt);
 	pkt = tcp4(pool, 100, 0);

@@ -31,6 +31,7 @@
 #include "frames.h"
 #include "port_int.h"
 #include "port_ns.h"
+#include "tso.h"
 
 static void veth_setup(void)
 {
@@ -178,12 +179,7 @@ static void t_super_packet_sent_is_segmented(void)
 	memcpy(frame + 50, &seed, 2);
 	CHECK_OK(voff_pkt_alloc(pool, &pkt));
 	CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
-	pkt->csum = VOFF_CSUM_PARTIAL;
-	pkt->csum_start = 34;
-	pkt->csum_offset = 16;
-	pkt->gso_type = VOFF_GSO_TCPV4;
-	pkt->gso_size = MSS;
-	pkt->hdr_len = 54;
+	tso_mark(pkt, MSS);
 	voff_batch_init(&b);
 	CHECK_OK(voff_batch_add(&b, pkt));
 	CHECK_EQ(voff_port_tx(pb, &b), 1);

@@ -31,8 +31,8 @@
 #include <voff/vnet.h>
 
 #include "check.h"
-#include "frames.h"
 #include "port_int.h"
+#include "tso.h"
 #include "vhost_guest.h"
 #include "vhost_int.h"
 
@@ -116,29 +116,6 @@ static void close_port(struct fixture *f)
 		   F(VIRTIO_NET_F_MRG_RXBUF))
 #define HOST_ALL (F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO4) |         \
 		  F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN))
-
-/* An Ethernet/IPv4/TCP frame of @payload bytes. */
-static size_t tcp4(uint8_t *buf, size_t cap, size_t payload, uint8_t seed)
-{
-	struct tf b;
-
-	tf_init(&b, buf, cap);
-	tf_eth(&b);
-	tf_ipv4(&b, &(struct tf_ip){ .df = true });
-	tf_tcp(&b, &(struct tf_l4){ .seq = 1, .flags = TF_ACK });
-	tf_payload(&b, payload, seed);
-	return tf_finish(&b);
-}
-
-/* Mark @p, a tcp4() frame, a TCP super-packet to cut at @mss. */
-static void tso4(struct voff_pkt *p, uint16_t mss)
-{
-	p->csum = VOFF_CSUM_PARTIAL;
-	p->csum_start = 34;
-	p->csum_offset = 16;
-	p->gso_type = VOFF_GSO_TCPV4;
-	p->gso_size = mss;
-}
 
 /* A 12-byte virtio_net_hdr (little-endian). */
 static void hdr12(uint8_t *h, uint8_t flags, uint8_t gso, uint16_t hdr_len,
@@ -248,11 +225,11 @@ static void t_from_guest(void)
 
 	open_port(&f, ALL_OFF);
 	guest(&f, RINGS | GUEST_ALL | HOST_ALL);
-	len = tcp4(frame, sizeof(frame), 100, 1);
+	len = tso_tcp4_frame(frame, sizeof(frame), 100, 1);
 	hdr12(h, 0, 0, 0, 0, 0, 0);
 	vg_tx(&f.g, h, 12, frame, len, 0, false);
 	/* A super-packet: 20 segments of 1448, cut in 4 KiB buffers. */
-	len = tcp4(frame, sizeof(frame), 20 * 1448, 2);
+	len = tso_tcp4_frame(frame, sizeof(frame), 20 * 1448, 2);
 	hdr12(h, 1, VOFF_VNET_GSO_TCPV4, 66, 1448, 34, 16);
 	vg_tx(&f.g, h, 12, frame, len, 4096, true);
 	vg_kick(&f.g, VHOST_TX_Q, true);
@@ -307,7 +284,7 @@ static size_t tx_setup(struct fixture *f, uint8_t *frame, size_t size,
 	open_port(f, ALL_OFF);
 	guest(f, RINGS | GUEST_ALL | HOST_ALL);
 	hdr12(h, 0, 0, 0, 0, 0, 0);
-	return tcp4(frame, size, 100, 1);
+	return tso_tcp4_frame(frame, size, 100, 1);
 }
 
 static void t_tx_arm_late(void)
@@ -386,7 +363,7 @@ static void t_from_guest_bad(void)
 	open_port(&f, VOFF_TUN_F_CSUM | VOFF_TUN_F_TSO4);
 	guest(&f, RINGS | GUEST_ALL | F(VIRTIO_NET_F_CSUM) |
 			  F(VIRTIO_NET_F_HOST_TSO4));
-	len = tcp4(frame, sizeof(frame), 1448 * 1, 3);
+	len = tso_tcp4_frame(frame, sizeof(frame), 1448 * 1, 3);
 	/* gso_size 0: the validator's reason. */
 	hdr12(h, 1, VOFF_VNET_GSO_TCPV4, 66, 0, 34, 16);
 	vg_tx(&f.g, h, 12, frame, len, 0, false);
@@ -471,9 +448,9 @@ static void t_to_guest(void)
 	open_port(&f, ALL_OFF);
 	guest(&f, RINGS | GUEST_ALL | HOST_ALL);
 	vg_rx_post(&f.g, 9, 4096, 1);	/* 8 for the super-packet, 1 */
-	len = tcp4(frame, sizeof(frame), 30000, 4);
+	len = tso_tcp4_frame(frame, sizeof(frame), 30000, 4);
 	p = pkt_of(&f, frame, len);
-	tso4(p, 1448);
+	tso_mark(p, 1448);
 	voff_batch_init(&b);
 	voff_batch_add(&b, p);
 	voff_batch_add(&b, pkt_of(&f, frame, 54 + 10));
@@ -514,7 +491,7 @@ static void t_tx_call_joins(void)
 	open_port(&f, ALL_OFF);
 	guest(&f, RINGS | GUEST_ALL | HOST_ALL);
 	vg_rx_post(&f.g, 4, 4096, 1);
-	len = tcp4(frame, sizeof(frame), 1000, 3);
+	len = tso_tcp4_frame(frame, sizeof(frame), 1000, 3);
 	hdr12(h, 0, 0, 0, 0, 0, 0);
 	for (uint16_t round = 0; round < 3; round++) {
 		/* The guest asks for a call on its next used entry of each. */
@@ -568,7 +545,7 @@ static void t_to_guest_csum(void)
 	CHECK_EQ(in.tx_off, VOFF_TUN_F_CSUM);
 	/* Small buffers, so the frame and its sum cross three of them. */
 	vg_rx_post(&f.g, 8, 512, 1);
-	len = tcp4(frame, sizeof(frame), 1000, 5);
+	len = tso_tcp4_frame(frame, sizeof(frame), 1000, 5);
 	p = pkt_of(&f, frame, len);
 	/* A partial checksum: the pseudo-header sum in the field. */
 	CHECK_OK(voff_parse(voff_pkt_data(p), p->len, VOFF_PARSE_ETH, &ps));
@@ -701,10 +678,10 @@ static void t_switch(void)
 		sw_pump(sw);
 		vg_rx_post(&f.g, 100, 4096, 1);
 		/* A TSO super-packet from the memory port, flooded. */
-		len = tcp4(frame, sizeof(frame), 20 * 1448, 6);
+		len = tso_tcp4_frame(frame, sizeof(frame), 20 * 1448, 6);
 		CHECK_OK(voff_pkt_alloc(f.pool, &p));
 		CHECK_OK(voff_pkt_set_data(p, frame, (uint32_t)len));
-		tso4(p, 1448);
+		tso_mark(p, 1448);
 		voff_batch_init(&bt);
 		voff_batch_add(&bt, p);
 		CHECK_EQ(voff_port_tx(b, &bt), 1);
@@ -750,7 +727,7 @@ static void both_ways(struct fixture *f, uint8_t seed)
 	struct voff_batch b;
 	unsigned int bufs;
 	uint8_t h[12];
-	size_t len = tcp4(frame, sizeof(frame), 1000, seed);
+	size_t len = tso_tcp4_frame(frame, sizeof(frame), 1000, seed);
 
 	hdr12(h, 0, 0, 0, 0, 0, 0);
 	vg_tx(&f->g, h, 12, frame, len, 0, false);
@@ -854,7 +831,7 @@ static void t_no_rx_buffers(void)
 	CHECK_OK(vg_start(&f.g, RINGS | GUEST_ALL | HOST_ALL));
 	sw_pump(sw);
 	/* 2000 broadcast frames from mem, flooded to the guest and mem2. */
-	len = tcp4(frame, sizeof(frame), 1000, 7);
+	len = tso_tcp4_frame(frame, sizeof(frame), 1000, 7);
 	memset(frame, 0xff, 6);
 	for (int round = 0; round < 2000 / VOFF_BATCH_MAX; round++) {
 		voff_batch_init(&bt);

@@ -19,6 +19,7 @@
 #include "check.h"
 #include "frames.h"
 #include "switch_int.h"
+#include "tso.h"
 
 #define NPORTS 3
 
@@ -119,20 +120,6 @@ static struct voff_pkt *mk(struct rig *r, const uint8_t *buf, size_t len)
 	CHECK_OK(voff_pkt_alloc(r->pool, &pkt));
 	CHECK_OK(voff_pkt_set_data(pkt, buf, (uint32_t)len));
 	return pkt;
-}
-
-/* Turn a parsed TCP frame into a super-packet of @mss segments. */
-static void make_tso(struct voff_pkt *pkt, uint16_t mss, bool v6)
-{
-	struct voff_parsed p;
-
-	CHECK_OK(voff_pkt_parse(pkt, VOFF_PARSE_ETH, &p));
-	pkt->csum = VOFF_CSUM_PARTIAL;
-	pkt->csum_start = pkt->l4_off;
-	pkt->csum_offset = 16;
-	pkt->gso_type = v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
-	pkt->gso_size = mss;
-	pkt->hdr_len = pkt->payload_off;
 }
 
 static void send_pkts(struct rig *r, int from, struct voff_pkt **pkts,
@@ -328,7 +315,7 @@ static void super_case(bool v6)
 	{
 		struct voff_pkt *p = mk(&r, buf, len);
 
-		make_tso(p, mss, v6);
+		tso_mark(p, mss);
 		send1(&r, 0, p);
 	}
 	run(&r);
@@ -351,7 +338,7 @@ static void super_case(bool v6)
 		int n;
 
 		/* Port 2 still takes partial checksums: segments keep them. */
-		make_tso(p, mss, v6);
+		tso_mark(p, mss);
 		n = voff_gso_segment(p, &o, r.pool, ref, 64);
 		CHECK_EQ(n, (int)((payload + mss - 1) / mss));
 		send1(&r, 0, p);
@@ -409,7 +396,7 @@ static void t_flood_super(void)
 			false);
 	hdr = len - payload;
 	p = mk(&r, buf, len);
-	make_tso(p, 1448, false);
+	tso_mark(p, 1448);
 	send1(&r, 0, p);
 	run(&r);
 	CHECK_EQ(recv_all(&r, 1, &b), 1);
@@ -446,7 +433,7 @@ static void t_lower_limit(void)
 	CHECK_EQ(voff_switch_set(r.sw, r.id[1], "gso_max_size", 10), -ERANGE);
 	len = tcp_frame(buf, sizeof(buf), 0, MAC[1], payload, 5, false, false);
 	p = mk(&r, buf, len);
-	make_tso(p, 1448, false);
+	tso_mark(p, 1448);
 	send1(&r, 0, p);
 	run(&r);
 	CHECK_GE(recv_all(&r, 1, &b), 4);
@@ -477,7 +464,7 @@ static unsigned int send_near_64k(struct rig *r)
 	len = tcp_frame(buf, sizeof(buf), 0, MAC[2], 65495, 9, false, false);
 	CHECK_EQ(len, 65549);
 	p = mk(r, buf, len);
-	make_tso(p, 4036, false);
+	tso_mark(p, 4036);
 	send1(r, 0, p);
 	run(r);
 	n = recv_all(r, 2, &b);
@@ -766,6 +753,41 @@ static void t_spin_window(void)
 	CHECK_LT(late, n / 8);
 }
 
+/*
+ * The spin loop's yield on fake clocks: due VOFF__SPIN_YIELD_NS (20 us,
+ * docs/switch.md) after the last one and not a nanosecond sooner, at the
+ * first empty step of all; steps of 3 us yield every 7th step (21 us),
+ * steps longer than 20 us (a descheduled spinner) at every step.
+ */
+static void t_spin_yield(void)
+{
+	const uint64_t y = VOFF__SPIN_YIELD_NS, t0 = 5000000000ull;
+	uint64_t last = 0;
+	unsigned int yields = 0, steps = 0;
+
+	CHECK_EQ(y, 20000);
+	CHECK(voff__spin_yield_now(&last, t0));
+	CHECK_EQ(last, t0);
+	CHECK(!voff__spin_yield_now(&last, t0));
+	CHECK(!voff__spin_yield_now(&last, t0 + y - 1));
+	CHECK_EQ(last, t0);	/* a "not yet" records nothing */
+	CHECK(voff__spin_yield_now(&last, t0 + y));
+	CHECK_EQ(last, t0 + y);
+	last = 0;
+	for (uint64_t t = t0; t < t0 + 1000000; t += 3000, steps++) {
+		if (voff__spin_yield_now(&last, t)) {
+			CHECK_EQ((t - t0) % 21000, 0);
+			yields++;
+		}
+	}
+	CHECK_EQ(steps, 334);
+	CHECK_EQ(yields, 48);	/* at 0, 21, ..., 987 us */
+	yields = 0;
+	for (uint64_t t = t0 + 2000000; t < t0 + 2500000; t += 50000)
+		yields += voff__spin_yield_now(&last, t);
+	CHECK_EQ(yields, 10);
+}
+
 /* Two flows interleaved, one super-packet cut: each flow stays in order. */
 static void t_no_reorder(void)
 {
@@ -787,7 +809,7 @@ static void t_no_reorder(void)
 				flow != 0, false);
 		pkts[i] = mk(&r, buf, len);
 		if (pl > 1448)
-			make_tso(pkts[i], 1448, false);
+			tso_mark(pkts[i], 1448);
 		next[flow] += (uint32_t)pl;
 	}
 	send_pkts(&r, 0, pkts, 8);
@@ -852,5 +874,5 @@ CHECK_MAIN(CHECK_TEST(t_learn_and_flood), CHECK_TEST(t_aging),
 	   CHECK_TEST(t_limit_follows_egress),
 	   CHECK_TEST(t_gro_ingress), CHECK_TEST(t_gro_deadline),
 	   CHECK_TEST(t_no_reorder), CHECK_TEST(t_busy_poll),
-	   CHECK_TEST(t_spin_window),
+	   CHECK_TEST(t_spin_window), CHECK_TEST(t_spin_yield),
 	   CHECK_TEST(t_control))
