@@ -973,16 +973,49 @@ static void t_recv_nobufs(void)
 
 /* ---- receive, one packet per datagram ----------------------------------- */
 
+/* A sender, a receiver, the pool it receives into, what was sent and got. */
+struct each_io {
+	struct voff_udp *tx, *rx;
+	struct voff_pool *pool;
+	union voff_udp_addr src;
+	struct got *g, *want;
+	uint8_t *p;
+};
+
+/* Open @io on @family with a pool of @count packets of 2048 bytes. */
+static void each_open(struct each_io *io, int family, unsigned int count)
+{
+	struct voff_udp_info ti;
+
+	pair(family, 0, 0, &io->tx, &io->rx);
+	voff_udp_info(io->tx, &ti);
+	io->src = ti.local;
+	CHECK_OK(voff_pool_new(&io->pool, count, 2048));
+	io->g = got_new();
+	io->want = got_new();
+	io->p = pattern(65536);
+}
+
+/* Check that every datagram came, exact, and every packet is back. */
+static void each_close(struct each_io *io)
+{
+	check_same(io->g, io->want);
+	CHECK_EQ(voff_pool_in_use(io->pool), 0);
+	voff_pool_free(io->pool);
+	got_free(io->want);
+	done(io->tx, io->rx, io->g, io->p);
+}
+
 /*
  * One voff_udp_recv_each() into a batch with @space free slots (waiting up
  * to 2 s for the socket when nothing is held): every packet checked for
- * the plain shape and source @src, its bytes added to @g, then freed
- * unless @keep takes it.  Return: what the call returned.
+ * the plain shape and the sender's address, its bytes added to io->g,
+ * then freed unless @keep takes it.  Return: what the call returned.
  */
-static int each_once(struct voff_udp *rx, struct voff_pool *pool,
-		     unsigned int space, const union voff_udp_addr *src,
-		     struct got *g, struct voff_pkt **keep)
+static int each_once(struct each_io *io, unsigned int space,
+		     struct voff_pkt **keep)
 {
+	struct voff_udp *rx = io->rx;
 	static struct voff_batch b;
 	static union voff_udp_addr from[VOFF_BATCH_MAX];
 	unsigned int start = VOFF_BATCH_MAX - space;
@@ -995,7 +1028,7 @@ static int each_once(struct voff_udp *rx, struct voff_pool *pool,
 	}
 	memset(&b, 0, sizeof(b));
 	b.n = start;
-	n = voff_udp_recv_each(rx, pool, &b, from);
+	n = voff_udp_recv_each(rx, io->pool, &b, from);
 	if (n < 0) {
 		CHECK_EQ(b.n, start);
 		return n;
@@ -1009,8 +1042,8 @@ static int each_once(struct voff_udp *rx, struct voff_pool *pool,
 		CHECK_EQ(pkt->csum, VOFF_CSUM_NONE);
 		CHECK_EQ(pkt->gso_size, 0);
 		CHECK_EQ(pkt->gso_type, 0);
-		CHECK(voff_udp_addr_eq(&from[i], src));
-		got_add(g, voff_pkt_data(pkt), pkt->len);
+		CHECK(voff_udp_addr_eq(&from[i], &io->src));
+		got_add(io->g, voff_pkt_data(pkt), pkt->len);
 		if (keep)
 			keep[i - start] = pkt;
 		else
@@ -1023,17 +1056,26 @@ static int each_once(struct voff_udp *rx, struct voff_pool *pool,
  * Send @segs datagrams of @seg bytes, the last of @last, as one train
  * (one datagram for @segs 1), and note them in @want.
  */
-static void each_send(struct voff_udp *tx, uint8_t *p, unsigned int segs,
-		      uint32_t seg, uint32_t last, struct got *want)
+static void each_send(struct each_io *io, unsigned int segs, uint32_t seg,
+		      uint32_t last)
 {
 	size_t len = (size_t)(segs - 1) * seg + last;
-	struct iovec v = { p, len };
+	struct iovec v = { io->p, len };
 
-	check_fill_random(p, len);
-	CHECK_EQ(voff_udp_send(tx, &v, 1, segs > 1 ? seg : 0, NULL),
+	check_fill_random(io->p, len);
+	CHECK_EQ(voff_udp_send(io->tx, &v, 1, segs > 1 ? seg : 0, NULL),
 		 (int)segs);
 	for (unsigned int i = 0; i < segs; i++)
-		got_add(want, p + (size_t)i * seg, i + 1 < segs ? seg : last);
+		got_add(io->want, io->p + (size_t)i * seg,
+			i + 1 < segs ? seg : last);
+}
+
+/* each_send(), then each_once() into @space slots, which must give @n. */
+static void each_trip(struct each_io *io, unsigned int segs, uint32_t seg,
+		      uint32_t last, unsigned int space, int n)
+{
+	each_send(io, segs, seg, last);
+	CHECK_EQ(each_once(io, space, NULL), n);
 }
 
 /*
@@ -1049,103 +1091,76 @@ static void each_send(struct voff_udp *tx, uint8_t *p, unsigned int segs,
 static void t_recv_each(void)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
-		struct voff_udp *tx, *rx;
-		struct voff_udp_info ti;
+		struct each_io io;
 		struct voff_udp_stats st;
-		struct voff_pool *pool;
-		struct got *g = got_new(), *want = got_new();
-		uint8_t *p = pattern(65536);
+		struct voff_batch none = { 0 };
+		struct iovec v;
 
-		pair(v6 ? AF_INET6 : AF_INET, 0, 0, &tx, &rx);
-		voff_udp_info(tx, &ti);
-		/* Packets of 2048 bytes (and the pool's tailroom). */
-		CHECK_OK(voff_pool_new(&pool, 100, 2048));
-		CHECK_EQ(voff_udp_held(rx), 0);
+		each_open(&io, v6 ? AF_INET6 : AF_INET, 100);
+		CHECK_EQ(voff_udp_held(io.rx), 0);
 		/* First train: the size is learnt, the train copied. */
-		each_send(tx, p, 11, 1000, 300, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 11);
-		st = stats(rx);
+		each_trip(&io, 11, 1000, 300, 64, 11);
+		st = stats(io.rx);
 		CHECK_EQ(st.rx_resized, 1);
 		CHECK_EQ(st.rx_trains, 1);
 		CHECK_EQ(st.rx_datagrams, 11);
 		/* The same size, a short or a full last: no copy. */
-		each_send(tx, p, 5, 1000, 1, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 5);
-		each_send(tx, p, 64, 1000, 1000, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 64);
-		CHECK_EQ(stats(rx).rx_resized, 1);
+		each_trip(&io, 5, 1000, 1, 64, 5);
+		each_trip(&io, 64, 1000, 1000, 64, 64);
+		CHECK_EQ(stats(io.rx).rx_resized, 1);
 		/* A lone datagram no longer than the size: no copy. */
-		each_send(tx, p, 1, 0, 999, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 1);
-		each_send(tx, p, 1, 0, 0, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 1);
-		CHECK_EQ(stats(rx).rx_resized, 1);
+		each_trip(&io, 1, 0, 999, 64, 1);
+		each_trip(&io, 1, 0, 0, 64, 1);
+		CHECK_EQ(stats(io.rx).rx_resized, 1);
 		/* Another size: copied into place once, then learnt. */
-		each_send(tx, p, 7, 700, 50, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 7);
-		each_send(tx, p, 9, 700, 700, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 9);
-		CHECK_EQ(stats(rx).rx_resized, 2);
+		each_trip(&io, 7, 700, 50, 64, 7);
+		each_trip(&io, 9, 700, 700, 64, 9);
+		CHECK_EQ(stats(io.rx).rx_resized, 2);
 		/* Less room than datagrams: the rest held, socket not read. */
-		each_send(tx, p, 20, 700, 10, want);
-		CHECK_EQ(each_once(rx, pool, 8, &ti.local, g, NULL), 8);
-		CHECK_EQ(voff_udp_held(rx), 12);
-		st = stats(rx);
-		CHECK_EQ(each_once(rx, pool, 8, &ti.local, g, NULL), 8);
-		CHECK_EQ(each_once(rx, pool, 8, &ti.local, g, NULL), 4);
-		CHECK_EQ(voff_udp_held(rx), 0);
-		CHECK_EQ(stats(rx).rx_calls, st.rx_calls);
-		CHECK_EQ(stats(rx).rx_held, 12);
-		CHECK_EQ(stats(rx).rx_resized, 2);
+		each_trip(&io, 20, 700, 10, 8, 8);
+		CHECK_EQ(voff_udp_held(io.rx), 12);
+		st = stats(io.rx);
+		CHECK_EQ(each_once(&io, 8, NULL), 8);
+		CHECK_EQ(each_once(&io, 8, NULL), 4);
+		CHECK_EQ(voff_udp_held(io.rx), 0);
+		CHECK_EQ(stats(io.rx).rx_calls, st.rx_calls);
+		CHECK_EQ(stats(io.rx).rx_held, 12);
+		CHECK_EQ(stats(io.rx).rx_resized, 2);
 		/* A size change with less room: held from the copy. */
-		each_send(tx, p, 10, 600, 600, want);
-		CHECK_EQ(each_once(rx, pool, 4, &ti.local, g, NULL), 4);
-		CHECK_EQ(voff_udp_held(rx), 6);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 6);
-		CHECK_EQ(stats(rx).rx_held, 18);
-		CHECK_EQ(stats(rx).rx_resized, 3);
+		each_trip(&io, 10, 600, 600, 4, 4);
+		CHECK_EQ(voff_udp_held(io.rx), 6);
+		CHECK_EQ(each_once(&io, 64, NULL), 6);
+		CHECK_EQ(stats(io.rx).rx_held, 18);
+		CHECK_EQ(stats(io.rx).rx_resized, 3);
 		/* A longer lone datagram is copied and raises the size. */
-		each_send(tx, p, 1, 0, 1500, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 1);
-		CHECK_EQ(stats(rx).rx_resized, 4);
-		each_send(tx, p, 1, 0, 1400, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 1);
-		CHECK_EQ(stats(rx).rx_resized, 4);
-		/* Longer than a packet: dropped whole, counted. */
-		{
-			struct iovec v = { p, 5000 };
-
-			CHECK_EQ(voff_udp_send(tx, &v, 1, 0, NULL), 1);
-			CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL),
-				 0);
-			CHECK_EQ(stats(rx).rx_dropped, 1);
-			v.iov_len = 3 * 2500;	/* a train of them too */
-			CHECK_EQ(voff_udp_send(tx, &v, 1, 2500, NULL), 3);
-			CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL),
-				 0);
-			CHECK_EQ(stats(rx).rx_dropped, 2);
-		}
-		/* Nothing more: 0, and every packet is back. */
-		CHECK_EQ(voff_udp_recv_each(rx, pool, &(struct voff_batch){ 0 },
-					    NULL),
-			 0);
-		check_same(g, want);
-		st = stats(rx);
+		each_trip(&io, 1, 0, 1500, 64, 1);
+		CHECK_EQ(stats(io.rx).rx_resized, 4);
+		each_trip(&io, 1, 0, 1400, 64, 1);
+		CHECK_EQ(stats(io.rx).rx_resized, 4);
+		/* Longer than a packet, alone or in a train: dropped, counted. */
+		v.iov_base = io.p;
+		v.iov_len = 5000;
+		CHECK_EQ(voff_udp_send(io.tx, &v, 1, 0, NULL), 1);
+		CHECK_EQ(each_once(&io, 64, NULL), 0);
+		CHECK_EQ(stats(io.rx).rx_dropped, 1);
+		v.iov_len = 3 * 2500;
+		CHECK_EQ(voff_udp_send(io.tx, &v, 1, 2500, NULL), 3);
+		CHECK_EQ(each_once(&io, 64, NULL), 0);
+		CHECK_EQ(stats(io.rx).rx_dropped, 2);
+		/* Nothing more: 0. */
+		CHECK_EQ(voff_udp_recv_each(io.rx, io.pool, &none, NULL), 0);
+		st = stats(io.rx);
 		CHECK_EQ(st.rx_msgs, 11);	/* the dropped ones not */
 		CHECK_EQ(st.rx_datagrams,
 			 11 + 5 + 64 + 1 + 1 + 7 + 9 + 20 + 10 + 1 + 1);
 		CHECK_EQ(st.rx_errors, 0);
-		CHECK_EQ(voff_pool_in_use(pool), 0);
-		CHECK_EQ(voff_udp_recv_each(NULL, pool, &(struct voff_batch){ 0 },
-					    NULL),
+		CHECK_EQ(voff_udp_recv_each(NULL, io.pool, &none, NULL),
 			 -EINVAL);
-		CHECK_EQ(voff_udp_recv_each(rx, NULL, &(struct voff_batch){ 0 },
-					    NULL),
+		CHECK_EQ(voff_udp_recv_each(io.rx, NULL, &none, NULL),
 			 -EINVAL);
-		CHECK_EQ(voff_udp_recv_each(rx, pool, NULL, NULL), -EINVAL);
-		voff_pool_free(pool);
-		got_free(want);
-		done(tx, rx, g, p);
+		CHECK_EQ(voff_udp_recv_each(io.rx, io.pool, NULL, NULL),
+			 -EINVAL);
+		each_close(&io);
 	}
 }
 
@@ -1158,50 +1173,36 @@ static void t_recv_each(void)
 static void t_recv_each_nobufs(void)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
-		struct voff_udp *tx, *rx;
-		struct voff_udp_info ti;
-		struct voff_pool *pool;
+		struct each_io io;
 		struct voff_pkt *out[40], *mine[5];
-		struct got *g = got_new(), *want = got_new();
-		uint8_t *p = pattern(65536);
 		unsigned int calls;
 
-		pair(v6 ? AF_INET6 : AF_INET, 0, 0, &tx, &rx);
-		voff_udp_info(tx, &ti);
-		CHECK_OK(voff_pool_new(&pool, 40, 2048));
+		each_open(&io, v6 ? AF_INET6 : AF_INET, 40);
 		/* Learn the size 1000 first. */
-		each_send(tx, p, 2, 1000, 1000, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 2);
+		each_trip(&io, 2, 1000, 1000, 64, 2);
 		/* Every packet taken: nothing is read. */
-		CHECK_OK(voff_pool_get_bulk(pool, out, 40));
-		each_send(tx, p, 20, 1000, 123, want);
-		calls = (unsigned int)stats(rx).rx_calls;
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL),
-			 -ENOBUFS);
-		CHECK_EQ(stats(rx).rx_calls, calls);
+		CHECK_OK(voff_pool_get_bulk(io.pool, out, 40));
+		each_send(&io, 20, 1000, 123);
+		calls = (unsigned int)stats(io.rx).rx_calls;
+		CHECK_EQ(each_once(&io, 64, NULL), -ENOBUFS);
+		CHECK_EQ(stats(io.rx).rx_calls, calls);
 		/* Five free: five datagrams, fifteen held. */
-		voff_pool_put_bulk(pool, out + 35, 5);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, mine), 5);
-		CHECK_EQ(voff_udp_held(rx), 15);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL),
-			 -ENOBUFS);
-		CHECK_EQ(voff_udp_held(rx), 15);
-		voff_pool_put_bulk(pool, mine, 5);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 5);
-		voff_pool_put_bulk(pool, out, 35);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 10);
-		CHECK_EQ(voff_udp_held(rx), 0);
-		CHECK_EQ(stats(rx).rx_held, 15);
-		CHECK_EQ(stats(rx).rx_calls, calls + 1);
+		voff_pool_put_bulk(io.pool, out + 35, 5);
+		CHECK_EQ(each_once(&io, 64, mine), 5);
+		CHECK_EQ(voff_udp_held(io.rx), 15);
+		CHECK_EQ(each_once(&io, 64, NULL), -ENOBUFS);
+		CHECK_EQ(voff_udp_held(io.rx), 15);
+		voff_pool_put_bulk(io.pool, mine, 5);
+		CHECK_EQ(each_once(&io, 64, NULL), 5);
+		voff_pool_put_bulk(io.pool, out, 35);
+		CHECK_EQ(each_once(&io, 64, NULL), 10);
+		CHECK_EQ(voff_udp_held(io.rx), 0);
+		CHECK_EQ(stats(io.rx).rx_held, 15);
+		CHECK_EQ(stats(io.rx).rx_calls, calls + 1);
 		/* Then the socket again, at the learnt size. */
-		each_send(tx, p, 3, 1000, 1000, want);
-		CHECK_EQ(each_once(rx, pool, 64, &ti.local, g, NULL), 3);
-		CHECK_EQ(stats(rx).rx_resized, 1);
-		check_same(g, want);
-		CHECK_EQ(voff_pool_in_use(pool), 0);
-		voff_pool_free(pool);
-		got_free(want);
-		done(tx, rx, g, p);
+		each_trip(&io, 3, 1000, 1000, 64, 3);
+		CHECK_EQ(stats(io.rx).rx_resized, 1);
+		each_close(&io);
 	}
 }
 
