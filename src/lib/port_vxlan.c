@@ -341,7 +341,7 @@ static int open_socket(struct vx *vx, const char *netns)
 		.flags = VOFF_UDP_F_NONBLOCK,
 		.sndbuf = 4 << 20,
 		.rcvbuf = 8 << 20,
-		.rx_bufs = 1,	/* voff_udp_recv_each() takes the switch's */
+		.rx_bufs = 1,	/* voff_udp_recv_each() uses the port's pool */
 	};
 	int one = 1, err;
 

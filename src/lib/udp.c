@@ -451,7 +451,7 @@ int voff_udp_recv(struct voff_udp *u, struct voff_batch *b,
 	return (int)(b->n - start);
 }
 
-/* ---- receive, one packet per datagram ------------------------------------- */
+/* ---- receive, one packet per datagram ----------------------------------- */
 
 /*
  * Append @pkts[0..@n) to @b, each from @src; Return: @n.  @b has room
