@@ -443,10 +443,14 @@ int voff_udp_recv(struct voff_udp *u, struct voff_batch *b,
  * left it otherwise.  The kernel verified every UDP checksum.
  *
  * The expected datagram size is the UDP_GRO segment size of the last
- * train (at first: a whole packet).  A train of another size lands across
- * the iovecs; it is then copied into place through a buffer of the socket
- * (counted in rx_resized) and sets the size for the next read.  A lone
- * datagram no longer than that size never needs the copy.  Bytes past the
+ * train longer than one datagram of the size expected then (at first: a
+ * whole packet).  A train of another size lands across the iovecs; it is
+ * then copied into place through a buffer of the socket (counted in
+ * rx_resized), and sets the size for the next read when it is longer than
+ * one expected datagram (a short train of small datagrams, such as
+ * acknowledgements, is cheap to copy and leaves it).  A lone datagram no
+ * longer than that size never needs the copy; a longer one is copied and
+ * sets it.  Bytes past the
  * packets taken (a pool running short, @b with less room than the train
  * has datagrams) land in that buffer and are held: the next calls hand
  * them out, copied into new packets (rx_held counts them), before reading

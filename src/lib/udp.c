@@ -651,8 +651,13 @@ int voff_udp_recv_each(struct voff_udp *u, struct voff_pool *pool,
 	} else {
 		placed = realign(u, pkts, got, seg, len, g);
 	}
-	/* A train sets the size; a longer lone datagram raises it. */
-	if (segs > 1 || len > seg)
+	/*
+	 * A message longer than one expected datagram sets the size: a
+	 * train of data, a longer lone datagram.  A short train of small
+	 * datagrams (acknowledgements going the other way) costs little to
+	 * copy and leaves the size to the trains it would otherwise spoil.
+	 */
+	if (len > seg || (segs > 1 && !e->seg))
 		e->seg = g;
 	u->st.rx_held += segs - placed;
 	voff_pool_put_bulk(pool, pkts + placed, got - placed);

@@ -1082,10 +1082,11 @@ static void each_trip(struct each_io *io, unsigned int segs, uint32_t seg,
  * Trains scattered one datagram per packet, on both families: the first
  * train sets the datagram size (copied into place once), trains of that
  * size with a short last datagram land without a copy, a size change
- * copies once more and sets the new size, lone datagrams (shorter: no
- * copy; longer: one; longer than a packet: dropped), an empty one, a batch
- * with less room than the train (the rest held, handed out by the next
- * calls without reading the socket), in both ways of landing.  Every byte
+ * copies once more and sets the new size, a short train of small ones is
+ * copied and keeps it, lone datagrams (shorter: no copy; longer: one;
+ * longer than a packet: dropped), an empty one, a batch with less room
+ * than the train (the rest held, handed out by the next calls without
+ * reading the socket), in both ways of landing.  Every byte
  * compared with what was sent, every counter exact.
  */
 static void t_recv_each(void)
@@ -1137,6 +1138,11 @@ static void t_recv_each(void)
 		CHECK_EQ(stats(io.rx).rx_resized, 4);
 		each_trip(&io, 1, 0, 1400, 64, 1);
 		CHECK_EQ(stats(io.rx).rx_resized, 4);
+		/* A short train of small datagrams: copied, size kept. */
+		each_trip(&io, 3, 100, 100, 64, 3);
+		CHECK_EQ(stats(io.rx).rx_resized, 5);
+		each_trip(&io, 2, 1500, 1500, 64, 2);
+		CHECK_EQ(stats(io.rx).rx_resized, 5);
 		/* Longer than a packet, alone or in a train: dropped. */
 		v.iov_base = io.p;
 		v.iov_len = 5000;
@@ -1150,9 +1156,9 @@ static void t_recv_each(void)
 		/* Nothing more: 0. */
 		CHECK_EQ(voff_udp_recv_each(io.rx, io.pool, &none, NULL), 0);
 		st = stats(io.rx);
-		CHECK_EQ(st.rx_msgs, 11);	/* the dropped ones not */
+		CHECK_EQ(st.rx_msgs, 13);	/* the dropped ones not */
 		CHECK_EQ(st.rx_datagrams,
-			 11 + 5 + 64 + 1 + 1 + 7 + 9 + 20 + 10 + 1 + 1);
+			 11 + 5 + 64 + 1 + 1 + 7 + 9 + 20 + 10 + 1 + 1 + 3 + 2);
 		CHECK_EQ(st.rx_errors, 0);
 		CHECK_EQ(voff_udp_recv_each(NULL, io.pool, &none, NULL),
 			 -EINVAL);
