@@ -642,12 +642,14 @@ int voff_udp_recv_each(struct voff_udp *u, struct voff_pool *pool,
 	count_msg(u, len, segs);
 	if (segs > 1 ? g == seg : len <= seg) {
 		/* Each datagram is where it belongs; the rest spilled whole. */
-		placed = segs < got ? segs : got;
-		for (unsigned int k = 0; k < placed; k++)
-			voff_pkt_put(pkts[k], k + 1 < segs ? g : len - k * g);
-		if (placed < segs)
+		placed = segs;
+		if (got < segs) {
+			placed = got;
 			hold(e, e->spill, len - got * seg, g, 0,
 			     &u->rx_from[0]);
+		}
+		for (unsigned int k = 0; k < placed; k++)
+			voff_pkt_put(pkts[k], k + 1 < segs ? g : len - k * g);
 	} else {
 		placed = realign(u, pkts, got, seg, len, g);
 	}
