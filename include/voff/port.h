@@ -349,7 +349,8 @@ void voff_port_close(struct voff_port *port);
  *
  * A TAP/TUN port with a multishot read keeps up to 32 packets of @pool
  * (a sixteenth of its capacity at most) posted to the kernel between
- * calls: they come back as frames or when the port is closed, so @pool
+ * calls, and a VXLAN port up to VOFF_BATCH_MAX received datagrams not yet
+ * returned: they come back as frames or when the port is closed, so @pool
  * must outlive the port.
  *
  * Return: frames appended (0 when none were ready), -ENOBUFS when @pool

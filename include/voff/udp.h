@@ -37,7 +37,10 @@
  *    caller as one struct voff_pkt holding the UDP payloads back to back,
  *    with its geometry in gso_size and gso_segs (see voff_udp_recv()), and
  *    voff_udp_split() describes its datagrams as packets over the same
- *    bytes, without copying, ready for voff's GRO or a parser.
+ *    bytes, without copying, ready for voff's GRO or a parser.  Or,
+ *    with voff_udp_recv_each(), a train is scattered as it is read into
+ *    one packet of the caller's pool per datagram, without a copy while
+ *    the datagram size stays the one of the trains before.
  *  - Probe and fall back: UDP_SEGMENT and UDP_GRO are probed at open with
  *    setsockopt().  A kernel without them (before 4.18 and 5.0) gets single
  *    datagrams in sendmmsg() batches and plain receives.  Before Linux
@@ -53,8 +56,9 @@
  * What it does not do: resend what the kernel dropped (UDP is lossy; drops
  * are counted), reorder, fragment or reassemble by itself, use UDP-Lite,
  * GSO with checksums off (SO_NO_CHECK refuses trains: they fall back),
- * receive into caller memory, report per-train destination addresses or
- * ICMP errors (they count as rx_errors), or lock (one thread at a time).
+ * receive into caller memory other than packets of a pool, report
+ * per-train destination addresses or ICMP errors (they count as
+ * rx_errors), or lock (one thread at a time).
  *
  * Context: a socket belongs to one thread at a time.  Receives never
  * block (an empty socket gives 0); sends wait for socket buffer room
@@ -206,7 +210,11 @@ struct voff_udp_info {
 	X(fallback_gso_probe, "1: no UDP_SEGMENT at open, no trains sent")   \
 	X(fallback_gro_probe, "1: no UDP_GRO at open, no trains received")   \
 	X(fallback_gso_eio, "trains refused with EIO: no trains after them") \
-	X(fallback_train, "trains refused for their shape, resent singly")
+	X(fallback_train, "trains refused for their shape, resent singly")    \
+	X(rx_resized, "messages of another datagram size than expected, "   \
+		      "copied into place (voff_udp_recv_each())")           \
+	X(rx_held, "datagrams held for a later call, then copied out "      \
+		   "(voff_udp_recv_each())")
 
 /**
  * struct voff_udp_stats - a socket's counters, one uint64_t per entry of
@@ -415,6 +423,73 @@ int voff_udp_send_frames(struct voff_udp *u, struct voff_pkt *const *pkts,
  */
 int voff_udp_recv(struct voff_udp *u, struct voff_batch *b,
 		  union voff_udp_addr *from);
+
+/**
+ * voff_udp_recv_each() - receive one message as one packet per datagram
+ * @u:		the socket
+ * @pool:	the pool the packets are taken from (the caller's: a
+ *		switch's, a port's)
+ * @b:		packets are appended here: up to voff_batch_space(@b)
+ * @from:	NULL, or an array of VOFF_BATCH_MAX addresses: @from[i]
+ *		receives the source of @b->pkts[i] for every i appended
+ *
+ * Where voff_udp_recv() hands a train over as one packet, this call
+ * scatters it: one recvmsg() reads one message (a UDP_GRO train or a lone
+ * datagram) with an iovec per datagram it expects, each the start of a
+ * packet of @pool, so each datagram's bytes land at VOFF_PKT_HEADROOM of
+ * their own packet without a copy.  Each appended packet is one datagram,
+ * in order: len its payload bytes, offsets VOFF_OFF_NONE, csum
+ * VOFF_CSUM_NONE, no GSO (gso_size and gso_segs 0), as voff_pkt_alloc()
+ * left it otherwise.  The kernel verified every UDP checksum.
+ *
+ * The expected datagram size is the UDP_GRO segment size of the last
+ * train longer than one datagram of the size expected then (at first: a
+ * whole packet).  A train of another size lands across the iovecs; it is
+ * then copied into place through a buffer of the socket (counted in
+ * rx_resized), and sets the size for the next read when it is longer than
+ * one expected datagram (a short train of small datagrams, such as
+ * acknowledgements, is cheap to copy and leaves it).  A lone datagram no
+ * longer than that size never needs the copy; a longer one is copied and
+ * sets it.  Bytes past the
+ * packets taken (a pool running short, @b with less room than the train
+ * has datagrams) land in that buffer and are held: the next calls hand
+ * them out, copied into new packets (rx_held counts them), before reading
+ * the socket again.  So nothing is lost or reordered.  A message longer
+ * than VOFF_UDP_RX_ROOM, or whose datagrams do not fit a packet of @pool,
+ * is dropped whole and counted in rx_dropped.  The message counters
+ * (rx_msgs, rx_trains, rx_datagrams, rx_bytes) count as voff_udp_recv()
+ * does, when the message is read.
+ *
+ * It is a function of its own, not a flag of the socket, because its
+ * packets belong to another pool and have another shape: a caller of
+ * voff_udp_recv() keeps its contract.  Both may be used on one socket,
+ * but not while datagrams are held (voff_udp_recv() would overtake them).
+ * One message per call: a caller that reads lone small datagrams at a
+ * high rate reads more per system call with voff_udp_recv().
+ *
+ * Return: packets appended (0 when nothing was ready, after a dropped
+ * message, or after an ICMP error, counted in rx_errors); -ENOBUFS, with
+ * nothing read and nothing appended, when @pool has no free packet;
+ * -EINVAL for NULL @u, @pool or @b; or the negative errno of a failed
+ * socket.  On any error nothing was appended and no packet was kept.
+ * Ownership: the caller owns every appended packet and frees it to
+ * @pool with voff_pkt_free(), when it likes (the socket keeps no
+ * reference); packets taken but not filled went back to @pool.
+ */
+int voff_udp_recv_each(struct voff_udp *u, struct voff_pool *pool,
+		       struct voff_batch *b, union voff_udp_addr *from);
+
+/**
+ * voff_udp_held() - datagrams voff_udp_recv_each() holds for its next calls
+ * @u:		the socket
+ *
+ * Held datagrams were read from the socket already: its descriptor no
+ * longer polls readable for them, so a caller that waits in poll() calls
+ * voff_udp_recv_each() again first while this is nonzero.
+ *
+ * Return: their number (0 when none).
+ */
+unsigned int voff_udp_held(const struct voff_udp *u);
 
 /**
  * voff_udp_split() - describe each datagram of a received train as a packet

@@ -150,20 +150,18 @@ extern const struct voff_port_ops voff__port_vhost_ops;
 extern const struct voff_port_ops voff__port_vxlan_ops;
 
 /**
- * voff__vxlan_copy_verify() - copy a decapsulated frame, verifying its
- * L4 checksum on the way
- * @dst:	where the frame goes (@len bytes of room, not overlapping @src)
- * @src:	the inner Ethernet frame
+ * voff__vxlan_verify() - verify a decapsulated frame's L4 checksum
+ * @f:		the inner Ethernet frame
  * @len:	its length
  *
- * The whole frame is copied.  When it is IPv4 (not a fragment) or IPv6
- * (no extension header) carrying TCP, or UDP with a nonzero checksum,
- * whose lengths fit the frame, the L4 checksum is summed in the same pass
- * over the bytes (the pseudo header included).
+ * When the frame is IPv4 (not a fragment) or IPv6 (no extension header)
+ * carrying TCP, or UDP with a nonzero checksum, whose lengths fit the
+ * frame, the L4 checksum is summed (the pseudo header included), in one
+ * read-only pass over the segment.
  * Return: true when that checksum was summed and is correct; false when it
  * is wrong or was not checked (the frame then needs checking later).
  */
-bool voff__vxlan_copy_verify(uint8_t *dst, const uint8_t *src, uint32_t len);
+bool voff__vxlan_verify(const uint8_t *f, uint32_t len);
 
 /**
  * voff__port_egress_features() - what a send of VOFF_TUN_F_* offloads @off

@@ -80,10 +80,10 @@ struct vx {
 	union voff_udp_addr vtep[VX_VTEPS];
 	bool vtep_used[VX_VTEPS];
 	struct voff_vxlan_stats st;
-	/* receive: trains read, the next one and its next datagram */
+	/* receive: datagrams read (packets of the caller's pool), the next */
 	struct voff_batch rxq;
 	union voff_udp_addr rx_from[VOFF_BATCH_MAX];
-	unsigned int rx_head, rx_dg;
+	unsigned int rx_head;
 	int rx_slot;			/* VTEP slot of the train's source */
 	/* transmit: datagrams described, to one destination */
 	struct voff_sg sg[VX_TX_DGRAMS];
@@ -395,7 +395,11 @@ static int open_udp(struct vx *vx, struct voff_udp **u,
 
 static int open_socket(struct vx *vx, const char *netns)
 {
-	struct voff_udp_cfg uc = { .netns = netns, .rcvbuf = 8 << 20 };
+	struct voff_udp_cfg uc = {
+		.netns = netns,
+		.rcvbuf = 8 << 20,
+		.rx_bufs = 1,	/* voff_udp_recv_each() uses the port's pool */
+	};
 
 	uc.local = vx->cfg.local;
 	if (uc.local.sa.sa_family == AF_UNSPEC)
@@ -556,10 +560,13 @@ static void vx_egress(const struct voff_port *port, struct voff_feat_dev *dev,
 
 /* ---- receive --------------------------------------------------------------- */
 
-/* Keep the eventfd readable exactly while datagrams wait here. */
+/*
+ * Keep the eventfd readable exactly while datagrams wait here or in the
+ * socket (voff_udp_held()).
+ */
 static void set_pending(struct vx *vx)
 {
-	bool pending = vx->rx_head < vx->rxq.n;
+	bool pending = vx->rx_head < vx->rxq.n || voff_udp_held(vx->u);
 	uint64_t v = 1;
 
 	if (pending && !vx->signalled)
@@ -668,67 +675,53 @@ static bool l4_span(const uint8_t *f, uint32_t len, uint32_t *off,
 	       get16(f + *off + 6) != 0;
 }
 
-bool voff__vxlan_copy_verify(uint8_t *dst, const uint8_t *src, uint32_t len)
+bool voff__vxlan_verify(const uint8_t *f, uint32_t len)
 {
 	uint32_t off, n, sum;
 
-	if (!l4_span(src, len, &off, &n, &sum)) {
-		memcpy(dst, src, len);
+	if (!l4_span(f, len, &off, &n, &sum))
 		return false;
-	}
-	memcpy(dst, src, off);
-	sum = voff_csum_copy(dst + off, src + off, n, sum);
-	memcpy(dst + off + n, src + off + n, len - off - n);
-	return voff_csum_fold(sum) == 0;
+	return voff_csum_fold(voff_csum(f + off, n, sum)) == 0;
 }
 
 /*
- * Datagram vx->rx_dg of train vx->rx_head into @b.  Return: 0 when it was
- * handled (appended or dropped), -ENOBUFS when @pool is empty.
+ * Decapsulate datagram packet @pkt into @b, or drop it: it is consumed.
+ * The datagram already has a packet of its own (voff_udp_recv_each()), so
+ * decapsulating is pulling the VXLAN header off, with no copy.
  */
-static int rx_one(struct voff_port *port, struct voff_pool *pool,
-		  struct voff_batch *b, uint64_t now)
+static void rx_one(struct voff_port *port, struct voff_pkt *pkt,
+		   struct voff_batch *b, uint64_t now)
 {
 	struct vx *vx = port->priv;
-	const struct voff_pkt *t = vx->rxq.pkts[vx->rx_head];
-	const uint8_t *d = voff_pkt_data(t);
-	uint32_t off = vx->rx_dg * t->gso_size;
-	uint32_t len = t->len - off < t->gso_size ? t->len - off : t->gso_size;
-	struct voff_pkt *pkt;
-	uint8_t *dst;
-	int err;
+	int err = vx_check(vx, voff_pkt_data(pkt), pkt->len);
+	uint8_t *f;
 
-	if (t->gso_segs <= 1)
-		len = t->len;
-	d += off;
-	err = vx_check(vx, d, len);
 	vx->st.rx_datagrams++;
 	if (err) {
 		voff__port_count_drop(port, VOFF_PORT_RX, err);
-		return 0;
-	}
-	if (voff_pkt_alloc(pool, &pkt)) {
-		vx->st.rx_datagrams--;	/* seen again next time */
-		return -ENOBUFS;
-	}
-	/*
-	 * The one copy out of the train verifies the inner checksum as it
-	 * goes, so GRO need not read the frame again: a frame it proves good
-	 * is marked so; any other keeps no checksum state and is checked
-	 * downstream as before (a bad one never leaves as verified).
-	 */
-	len -= VOFF_VXLAN_HLEN;
-	dst = voff_pkt_put(pkt, len);
-	if (!dst) {
-		voff__port_count_drop(port, VOFF_PORT_RX, VOFF_E_TOO_BIG);
 		voff_pkt_free(pkt);
-		return 0;
+		return;
 	}
-	if (voff__vxlan_copy_verify(dst, d + VOFF_VXLAN_HLEN, len))
+	f = voff_pkt_pull(pkt, VOFF_VXLAN_HLEN);
+	/*
+	 * A read-only pass verifies the inner checksum, so GRO need not read
+	 * the frame again: a frame it proves good is marked so; any other
+	 * keeps no checksum state and is checked downstream as before (a bad
+	 * one never leaves as verified).
+	 */
+	if (voff__vxlan_verify(f, pkt->len))
 		pkt->csum = VOFF_CSUM_VALID;
-	learn(vx, d + VOFF_VXLAN_HLEN + 6, vx->rx_slot, now);
+	learn(vx, f + 6, vx->rx_slot, now);
 	voff__port_rx_accept(port, pkt, b, 0, 0);
-	return 0;
+}
+
+/* The VTEP slot of queued datagram @i's source, worked out once per source. */
+static void rx_source(struct vx *vx, unsigned int i)
+{
+	if (i && vx->rx_slot >= 0 &&
+	    voff_udp_addr_eq(&vx->rx_from[i], &vx->rx_from[i - 1]))
+		return;
+	vx->rx_slot = train_slot(vx, i);
 }
 
 static int vx_rx(struct voff_port *port, struct voff_pool *pool,
@@ -740,36 +733,21 @@ static int vx_rx(struct voff_port *port, struct voff_pool *pool,
 	int n;
 
 	while (voff_batch_space(b)) {
-		const struct voff_pkt *t;
-
 		if (vx->rx_head == vx->rxq.n) {
 			voff_batch_init(&vx->rxq);
 			vx->rx_head = 0;
-			vx->rx_dg = 0;
-			n = voff_udp_recv(vx->u, &vx->rxq, vx->rx_from);
+			n = voff_udp_recv_each(vx->u, pool, &vx->rxq,
+					       vx->rx_from);
 			if (n <= 0) {
 				set_pending(vx);
 				if (n < 0 && b->n == before)
 					return n;
 				break;
 			}
-			vx->rx_slot = train_slot(vx, 0);
 		}
-		if (rx_one(port, pool, b, now)) {
-			if (b->n == before) {
-				set_pending(vx);
-				return -ENOBUFS;
-			}
-			break;
-		}
-		t = vx->rxq.pkts[vx->rx_head];
-		if (++vx->rx_dg >= (t->gso_segs ? t->gso_segs : 1u)) {
-			voff_pkt_free(vx->rxq.pkts[vx->rx_head]);
-			vx->rx_head++;
-			vx->rx_dg = 0;
-			if (vx->rx_head < vx->rxq.n)
-				vx->rx_slot = train_slot(vx, vx->rx_head);
-		}
+		rx_source(vx, vx->rx_head);
+		rx_one(port, vx->rxq.pkts[vx->rx_head], b, now);
+		vx->rx_head++;
 	}
 	set_pending(vx);
 	return (int)(b->n - before);

@@ -242,7 +242,8 @@ int voff_udp_open(struct voff_udp **out, const struct voff_udp_cfg *cfg)
 	if (!u)
 		return -ENOMEM;
 	u->tx = calloc(1, sizeof(*u->tx));
-	if (!u->tx) {
+	u->each = calloc(1, sizeof(*u->each));
+	if (!u->tx || !u->each) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -272,6 +273,7 @@ int voff_udp_open(struct voff_udp **out, const struct voff_udp_cfg *cfg)
 err_close:
 	close(u->fd);
 err_free:
+	free(u->each);
 	free(u->tx);
 	free(u);
 	return err;
@@ -283,6 +285,7 @@ void voff_udp_close(struct voff_udp *u)
 		return;
 	close(u->fd);
 	voff_pool_free(u->pool);
+	free(u->each);
 	free(u->tx);
 	free(u);
 }
@@ -352,6 +355,15 @@ static unsigned int gro_size(struct msghdr *mh)
 	return 0;
 }
 
+/* Count a message of @len bytes in @segs datagrams. */
+static void count_msg(struct voff_udp *u, uint32_t len, uint32_t segs)
+{
+	u->st.rx_msgs++;
+	u->st.rx_trains += segs > 1;
+	u->st.rx_datagrams += segs;
+	u->st.rx_bytes += len;
+}
+
 /* Point message @i at @pkt's room. */
 static void rx_prep(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
 {
@@ -385,10 +397,7 @@ static bool rx_fill(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
 		seg = len;
 	pkt->gso_size = (uint16_t)seg;
 	pkt->gso_segs = (uint16_t)(seg ? (len + seg - 1) / seg : 1);
-	u->st.rx_msgs++;
-	u->st.rx_trains += pkt->gso_segs > 1;
-	u->st.rx_datagrams += pkt->gso_segs;
-	u->st.rx_bytes += len;
+	count_msg(u, len, pkt->gso_segs);
 	return true;
 }
 
@@ -440,6 +449,221 @@ int voff_udp_recv(struct voff_udp *u, struct voff_batch *b,
 	}
 	voff_pool_put_bulk(u->pool, pkts + r, got - (unsigned int)r);
 	return (int)(b->n - start);
+}
+
+/* ---- receive, one packet per datagram ----------------------------------- */
+
+/*
+ * Append @pkts[0..@n) to @b, each from @src; Return: @n.  @b has room
+ * (the callers take no more packets than it has room for).
+ */
+static int each_append(struct voff_batch *b, struct voff_pkt **pkts,
+		       unsigned int n, union voff_udp_addr *from,
+		       const union voff_udp_addr *src)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (from)
+			from[b->n] = *src;
+		b->pkts[b->n++] = pkts[i];
+	}
+	return (int)n;
+}
+
+/*
+ * Copy the datagrams of @src (@len bytes cut every @seg) into the empty
+ * packets @pkts[0..@n), one each, as many as there are of either.
+ * Return: the datagrams copied.
+ */
+static unsigned int deal(const uint8_t *src, uint32_t len, uint32_t seg,
+			 struct voff_pkt **pkts, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n && len; k++) {
+		uint32_t c = len < seg ? len : seg;
+
+		memcpy(voff_pkt_put(pkts[k], c), src, c);
+		src += c;
+		len -= c;
+	}
+	return k;
+}
+
+/*
+ * Keep what follows the first @done datagrams of @p (@len bytes cut every
+ * @seg) for the next calls: nothing when they were all.
+ */
+static void hold(struct udp_each *e, const uint8_t *p, uint32_t len,
+		 uint32_t seg, unsigned int done,
+		 const union voff_udp_addr *from)
+{
+	uint64_t skip = (uint64_t)done * seg;
+
+	if (skip >= len) {
+		e->held = NULL;
+		e->held_len = 0;
+		return;
+	}
+	e->held = p + skip;
+	e->held_len = len - (uint32_t)skip;
+	e->held_seg = seg;
+	e->held_from = *from;
+}
+
+/* Hand out held datagrams into up to @want packets of @pool. */
+static int each_held(struct voff_udp *u, struct voff_pool *pool,
+		     struct voff_batch *b, union voff_udp_addr *from,
+		     unsigned int want)
+{
+	struct udp_each *e = u->each;
+	struct voff_pkt *pkts[VOFF_BATCH_MAX];
+	unsigned int got, n;
+
+	n = voff_udp_held(u);
+	got = voff_pkt_alloc_bulk(pool, pkts, n < want ? n : want);
+	if (!got)
+		return -ENOBUFS;
+	n = deal(e->held, e->held_len, e->held_seg, pkts, got);
+	hold(e, e->held, e->held_len, e->held_seg, n, &e->held_from);
+	return each_append(b, pkts, n, from, &e->held_from);
+}
+
+/*
+ * Read one message into @pkts[0..@n), @seg bytes each, the rest into the
+ * spill buffer.  Return: its length, -EAGAIN when there was none, or
+ * another negative errno.
+ */
+static int each_read(struct voff_udp *u, struct voff_pkt **pkts,
+		     unsigned int n, uint32_t seg, struct msghdr *mh)
+{
+	struct udp_each *e = u->each;
+	ssize_t r;
+
+	for (unsigned int k = 0; k < n; k++) {
+		e->iov[k].iov_base = voff_pkt_data(pkts[k]);
+		e->iov[k].iov_len = seg;
+	}
+	e->iov[n].iov_base = e->spill;
+	e->iov[n].iov_len = sizeof(e->spill);
+	memset(mh, 0, sizeof(*mh));
+	mh->msg_name = &u->rx_from[0];
+	mh->msg_namelen = sizeof(u->rx_from[0]);
+	mh->msg_iov = e->iov;
+	mh->msg_iovlen = n + 1;
+	mh->msg_control = &u->rx_ctl[0];
+	mh->msg_controllen = sizeof(u->rx_ctl[0]);
+	do
+		r = recvmsg(u->fd, mh, MSG_DONTWAIT);
+	while (r < 0 && errno == EINTR);
+	u->st.rx_calls++;
+	if (r >= 0)
+		return (int)r;
+	if (errno == EWOULDBLOCK || soft_error(errno)) {
+		u->st.rx_errors += errno != EWOULDBLOCK && errno != EAGAIN;
+		return -EAGAIN;
+	}
+	return -errno;
+}
+
+/*
+ * The message read lies in @pkts (@seg bytes each) and then the spill
+ * buffer, but its datagrams are @g bytes: copy it out whole and cut it
+ * there.  Return: the datagrams placed into @pkts; the rest are held.
+ */
+static unsigned int realign(struct voff_udp *u, struct voff_pkt **pkts,
+			    unsigned int n, uint32_t seg, uint32_t len,
+			    uint32_t g)
+{
+	struct udp_each *e = u->each;
+	uint32_t at = 0, k;
+
+	for (k = 0; k < n && at < len; k++) {
+		uint32_t c = len - at < seg ? len - at : seg;
+
+		memcpy(e->lin + at, voff_pkt_data(pkts[k]), c);
+		at += c;
+	}
+	memcpy(e->lin + at, e->spill, len - at);
+	k = deal(e->lin, len, g, pkts, n);
+	hold(e, e->lin, len, g, k, &u->rx_from[0]);
+	u->st.rx_resized++;
+	return k;
+}
+
+unsigned int voff_udp_held(const struct voff_udp *u)
+{
+	const struct udp_each *e = u->each;
+
+	return e->held ? (e->held_len + e->held_seg - 1) / e->held_seg : 0;
+}
+
+int voff_udp_recv_each(struct voff_udp *u, struct voff_pool *pool,
+		       struct voff_batch *b, union voff_udp_addr *from)
+{
+	struct voff_pkt *pkts[VOFF_BATCH_MAX];
+	struct udp_each *e;
+	struct msghdr mh;
+	unsigned int want, got, segs, placed;
+	uint32_t room, seg, len, g;
+	int r;
+
+	if (!u || !pool || !b)
+		return -EINVAL;
+	e = u->each;
+	want = voff_batch_space(b);
+	if (!want)
+		return 0;
+	if (e->held)
+		return each_held(u, pool, b, from, want);
+	got = voff_pkt_alloc_bulk(pool, pkts, 1);
+	if (!got)
+		return -ENOBUFS;
+	/* One iovec per datagram of the largest message expected. */
+	room = voff_pkt_tailroom(pkts[0]);
+	seg = e->seg && e->seg < room ? e->seg : room;
+	if (want > (VOFF_UDP_RX_ROOM + seg - 1) / seg)
+		want = (VOFF_UDP_RX_ROOM + seg - 1) / seg;
+	got += voff_pkt_alloc_bulk(pool, pkts + 1, want - 1);
+	r = each_read(u, pkts, got, seg, &mh);
+	if (r < 0) {
+		voff_pool_put_bulk(pool, pkts, got);
+		return r == -EAGAIN ? 0 : r;
+	}
+	len = (uint32_t)r;
+	g = gro_size(&mh);
+	if (!g || g >= len)
+		g = len;
+	segs = g ? (len + g - 1) / g : 1;
+	if (mh.msg_flags & MSG_TRUNC || len > VOFF_UDP_RX_ROOM || g > room) {
+		u->st.rx_dropped++;
+		voff_pool_put_bulk(pool, pkts, got);
+		return 0;
+	}
+	count_msg(u, len, segs);
+	if (segs > 1 ? g == seg : len <= seg) {
+		/* Each datagram is where it belongs; the rest spilled whole. */
+		placed = segs;
+		if (got < segs) {
+			placed = got;
+			hold(e, e->spill, len - got * seg, g, 0,
+			     &u->rx_from[0]);
+		}
+		for (unsigned int k = 0; k < placed; k++)
+			voff_pkt_put(pkts[k], k + 1 < segs ? g : len - k * g);
+	} else {
+		placed = realign(u, pkts, got, seg, len, g);
+	}
+	/*
+	 * A message longer than one expected datagram sets the size: a
+	 * train of data, a longer lone datagram.  A short train of small
+	 * datagrams (acknowledgements going the other way) costs little to
+	 * copy and leaves the size to the trains it would otherwise spoil.
+	 */
+	if (len > seg || (segs > 1 && !e->seg))
+		e->seg = g;
+	u->st.rx_held += segs - placed;
+	voff_pool_put_bulk(pool, pkts + placed, got - placed);
+	return each_append(b, pkts, placed, from, &u->rx_from[0]);
 }
 
 /* ---- split --------------------------------------------------------------- */

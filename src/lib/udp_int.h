@@ -94,6 +94,29 @@ struct udp_tx {
 };
 
 /**
+ * struct udp_each - voff_udp_recv_each()'s state, allocated at open
+ * @seg:	datagram size the next read expects, 0 before the first
+ *		train (then a whole packet)
+ * @iov:	one iovec per packet, and the last for @spill
+ * @held:	first held datagram (in @spill or @lin), NULL when none
+ * @held_len:	bytes held, datagram after datagram
+ * @held_seg:	their datagram size (the last may be shorter)
+ * @held_from:	their source
+ * @spill:	a message's bytes past the packets' iovecs
+ * @lin:	a message copied out whole, to cut at its real size
+ */
+struct udp_each {
+	uint32_t seg;
+	struct iovec iov[VOFF_BATCH_MAX + 1];
+	const uint8_t *held;
+	uint32_t held_len;
+	uint32_t held_seg;
+	union voff_udp_addr held_from;
+	uint8_t spill[UDP_RX_ROOM];
+	uint8_t lin[UDP_RX_ROOM];
+};
+
+/**
  * struct voff_udp - one socket
  * @fd:		the socket
  * @family:	AF_INET or AF_INET6
@@ -114,6 +137,7 @@ struct udp_tx {
  * @rx_from:	their source addresses
  * @rx_ctl:	their UDP_GRO control messages
  * @tx:		the send path's scratch
+ * @each:	voff_udp_recv_each()'s state
  */
 struct voff_udp {
 	int fd;
@@ -136,6 +160,7 @@ struct voff_udp {
 	union voff_udp_addr rx_from[VOFF_BATCH_MAX];
 	union udp_ctl rx_ctl[VOFF_BATCH_MAX];
 	struct udp_tx *tx;
+	struct udp_each *each;
 };
 
 /**

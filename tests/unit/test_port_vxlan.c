@@ -629,18 +629,17 @@ static void t_spec_switch(void)
 }
 
 /*
- * The naive twin of voff__vxlan_copy_verify(): the same rules spelled out
+ * The naive twin of voff__vxlan_verify(): the same rules spelled out
  * field by field, the pseudo header laid out in a buffer and the whole
  * summed byte by byte.
  */
-static bool copy_verify_naive(uint8_t *dst, const uint8_t *f, uint32_t len)
+static bool verify_naive(const uint8_t *f, uint32_t len)
 {
 	uint8_t ps[40 + 65536];
 	uint32_t l3 = 14, hl, l4_len, plen;
 	uint8_t proto;
 	bool v4;
 
-	memcpy(dst, f, len);
 	if (len < 54)
 		return false;
 	v4 = f[12] == 0x08 && f[13] == 0x00 && (f[14] >> 4) == 4;
@@ -691,14 +690,14 @@ static bool copy_verify_naive(uint8_t *dst, const uint8_t *f, uint32_t len)
 }
 
 /*
- * The decapsulating copy verifies the inner checksum in the same pass:
- * against its naive twin on random frames (IPv4 and IPv6, TCP and UDP,
- * good and bad checksums, options, fragments, extension headers, padding,
- * cut short, a random byte changed), the same answer and the same bytes.
+ * Decapsulation verifies the inner checksum in a read-only pass: against
+ * its naive twin on random frames (IPv4 and IPv6, TCP and UDP, good and
+ * bad checksums, options, fragments, extension headers, padding, cut
+ * short, a random byte changed), the same answer, the frame untouched.
  */
-static void t_copy_verify(void)
+static void t_verify(void)
 {
-	static uint8_t src[2048], dst[2048], ref[2048];
+	static uint8_t src[2048], keep[2048];
 	unsigned int good = 0, bad = 0;
 
 	for (int it = 0; it < 4000; it++) {
@@ -748,12 +747,11 @@ static void t_copy_verify(void)
 		if (len && check_chance(10))	/* any byte changed */
 			src[check_rnd((unsigned int)len)] ^=
 				(uint8_t)(1 + check_rnd(255));
-		memset(dst, 0xA5, sizeof(dst));
-		memset(ref, 0xA5, sizeof(ref));
-		got = voff__vxlan_copy_verify(dst, src, (uint32_t)len);
-		want = copy_verify_naive(ref, src, (uint32_t)len);
+		memcpy(keep, src, sizeof(src));
+		got = voff__vxlan_verify(src, (uint32_t)len);
+		want = verify_naive(src, (uint32_t)len);
 		CHECK_EQ(got, want);
-		CHECK_MEM_EQ(dst, ref, sizeof(dst));
+		CHECK_MEM_EQ(src, keep, sizeof(src));
 		good += got;
 		bad += !got && l4.bad_csum;
 	}
@@ -767,4 +765,4 @@ CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
 	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
 	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime),
 	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),
-	   CHECK_TEST(t_spec_switch), CHECK_TEST(t_copy_verify))
+	   CHECK_TEST(t_spec_switch), CHECK_TEST(t_verify))
