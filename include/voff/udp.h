@@ -200,7 +200,7 @@ struct voff_udp_info {
 	X(tx_bytes, "their payload bytes")                                   \
 	X(tx_dropped, "datagrams refused by the kernel, not sent")           \
 	X(tx_gso_pkts, "super-packets cut by voff's GSO")                    \
-	X(rx_calls, "recvmmsg() calls")                                      \
+	X(rx_calls, "receive calls: recvmmsg(), or recvmsg() per train")    \
 	X(rx_msgs, "messages received: a train or a lone datagram each")     \
 	X(rx_trains, "of those, trains of 2+ datagrams (UDP_GRO)")           \
 	X(rx_datagrams, "datagrams received")                                \

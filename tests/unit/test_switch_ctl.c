@@ -532,7 +532,7 @@ static void t_vxlan(void)
 	CHECK(strstr(r, "\n  vxlan_srcports 1\n"));
 	r = ctl(sw, "-j stats vxlan42", &err);
 	CHECK(strstr(r, ",\"vxlan_learned\":0,\"udp_tx_calls\":0,"));
-	CHECK(strstr(r, ",\"udp_fallback_train\":0,\"vxlan_srcports\":1}"));
+	CHECK(strstr(r, ",\"udp_rx_held\":0,\"vxlan_srcports\":1}"));
 	r = ctl(sw, "stats p0", &err);
 	CHECK(!strstr(r, "vxlan_") && !strstr(r, "udp_"));
 	voff_switch_free(sw);
