@@ -29,6 +29,7 @@
 #include <voff/vxlan.h>
 
 #include "check.h"
+#include "udp_lo.h"
 #include "frames.h"
 #include "port_int.h"
 
@@ -43,14 +44,6 @@ static uint16_t port_no(int i)
 	return (uint16_t)(base_port + i);
 }
 
-static union voff_udp_addr lo(uint16_t port)
-{
-	union voff_udp_addr a;
-
-	CHECK_OK(voff_udp_addr_parse(&a, "127.0.0.1", port));
-	return a;
-}
-
 /*
  * A VXLAN port on 127.0.0.1:port_no(0) with remotes port_no(1 .. n);
  * @single: one datagram per system call (udp_offload=off)
@@ -61,9 +54,9 @@ static struct voff_port *vx_open_opt(unsigned int n, bool single)
 	struct voff_port_cfg pc = { .kind = VOFF_PORT_VXLAN, .vxlan = &c };
 	struct voff_port *port;
 
-	c.local = lo(port_no(0));
+	c.local = udp_lo(port_no(0));
 	for (unsigned int i = 0; i < n; i++)
-		c.remote[c.n_remote++] = lo(port_no((int)i + 1));
+		c.remote[c.n_remote++] = udp_lo(port_no((int)i + 1));
 	CHECK_OK(voff_port_open(&port, &pc));
 	return port;
 }
@@ -71,17 +64,6 @@ static struct voff_port *vx_open_opt(unsigned int n, bool single)
 static struct voff_port *vx_open(unsigned int n)
 {
 	return vx_open_opt(n, false);
-}
-
-/* A plain UDP socket on 127.0.0.1:@port: one datagram per recv(). */
-static int sock(uint16_t port)
-{
-	union voff_udp_addr a = lo(port);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	CHECK_GE(fd, 0);
-	CHECK_OK(bind(fd, &a.sa, sizeof(a.in4)));
-	return fd;
 }
 
 /* One datagram within 1 s, or -1. */
@@ -156,7 +138,7 @@ static void t_encap(void)
 	struct voff_port_info info;
 	struct sockaddr_in from;
 	socklen_t fl = sizeof(from);
-	int fd = sock(port_no(1));
+	int fd = udp_lo_sock(port_no(1));
 	size_t len = arp_frame(frame, sizeof(frame));
 
 	CHECK_OK(voff_pool_new(&pool, 16, 2048));
@@ -198,7 +180,7 @@ static void super_train(bool single)
 	struct voff_pkt *pkt, *seg[64];
 	struct voff_batch b;
 	struct voff_udp_stats us;
-	int fd = sock(port_no(1)), n;
+	int fd = udp_lo_sock(port_no(1)), n;
 	size_t len = tcp_frame(frame, sizeof(frame), mac_b, 10 * 1000 + 500);
 
 	CHECK_OK(voff_pool_new(&pool, 80, 20000));
@@ -266,14 +248,14 @@ static void t_replicate_learn(void)
 	struct voff_pool *pool;
 	struct voff_vxlan_stats st;
 	struct voff_batch b;
-	union voff_udp_addr to = lo(port_no(0)), vtep;
+	union voff_udp_addr to = udp_lo(port_no(0)), vtep;
 	bool is_static = true;
 	int fd[3];
 	size_t len;
 
 	CHECK_OK(voff_pool_new(&pool, 16, 2048));
 	for (int i = 0; i < 3; i++)
-		fd[i] = sock(port_no(i + 1));
+		fd[i] = udp_lo_sock(port_no(i + 1));
 	len = arp_frame(frame, sizeof(frame));
 	send_frame(port, pool, frame, len);
 	len = tcp_frame(frame, sizeof(frame), mac_b, 100);
@@ -314,7 +296,7 @@ static void t_replicate_learn(void)
 	CHECK_EQ(st.learned, 1);
 	CHECK_EQ(st.rx_datagrams, 1);
 	/* Removing the remote forgets what was behind it. */
-	vtep = lo(port_no(2));
+	vtep = udp_lo(port_no(2));
 	CHECK_OK(voff_port_vxlan_remote_del(port, &vtep));
 	CHECK_EQ(voff_port_vxlan_fdb_lookup(port, mac_b, &vtep, NULL),
 		 -ENOENT);
@@ -341,7 +323,7 @@ static void t_decap_drops(void)
 	struct voff_udp *u;
 	struct voff_vxlan_stats st;
 	struct voff_batch b;
-	union voff_udp_addr to = lo(port_no(0));
+	union voff_udp_addr to = udp_lo(port_no(0));
 	struct iovec v = { train, sizeof(train) };
 	struct {
 		size_t len;
@@ -362,7 +344,7 @@ static void t_decap_drops(void)
 	const size_t nbad = sizeof(bad) / sizeof(bad[0]);
 
 	CHECK_OK(voff_pool_new(&pool, 16, 2048));
-	uc.local = lo(port_no(1));
+	uc.local = udp_lo(port_no(1));
 	CHECK_OK(voff_udp_open(&u, &uc));
 	for (int i = 0; i < 4; i++) {
 		uint8_t *d = train + i * 1008;
@@ -434,13 +416,13 @@ static void t_pending(void)
 	struct voff_pool *pool;
 	struct voff_udp *u;
 	struct voff_batch b;
-	union voff_udp_addr to = lo(port_no(0));
+	union voff_udp_addr to = udp_lo(port_no(0));
 	struct iovec v = { train, sizeof(train) };
 	struct pollfd p = { .fd = voff_port_fd(port), .events = POLLIN };
 	unsigned int total = 0;
 
 	CHECK_OK(voff_pool_new(&pool, 16, 2048));
-	uc.local = lo(port_no(1));
+	uc.local = udp_lo(port_no(1));
 	CHECK_OK(voff_udp_open(&u, &uc));
 	for (int i = 0; i < 5; i++) {
 		memcpy(train + i * 108, hdr42, 8);
@@ -468,7 +450,7 @@ static void t_pending(void)
 static void t_runtime(void)
 {
 	struct voff_port *port = vx_open(1);
-	union voff_udp_addr a = lo(port_no(5)), got[4], v6;
+	union voff_udp_addr a = udp_lo(port_no(5)), got[4], v6;
 	struct voff_port_info info;
 	bool is_static = false;
 
@@ -488,7 +470,7 @@ static void t_runtime(void)
 	CHECK_EQ(got[0].in4.sin_addr.s_addr, a.in4.sin_addr.s_addr);
 	CHECK_OK(voff_port_vxlan_fdb_del(port, mac_b));
 	CHECK_EQ(voff_port_vxlan_fdb_del(port, mac_b), -ENOENT);
-	a = lo(port_no(5));
+	a = udp_lo(port_no(5));
 	CHECK_OK(voff_port_vxlan_remote_del(port, &a));
 	CHECK_EQ(voff_port_vxlan_remote_del(port, &a), -ENOENT);
 	voff_port_info(port, &info);
@@ -606,7 +588,7 @@ static void t_spec_switch(void)
 	CHECK_OK(voff_switch_add_spec(sw, spec, &id));
 	CHECK_EQ(voff_switch_find(sw, "vxlan42"), (int)id);
 	CHECK_EQ(voff_switch_add_spec(sw, spec, NULL), -EEXIST);
-	a = lo(port_no(3));
+	a = udp_lo(port_no(3));
 	CHECK_OK(voff_switch_fdb_add(sw, mac_b, id, &a));
 	CHECK_OK(voff_switch_fdb_add(sw, mac_a, id, NULL));
 	CHECK_EQ(voff_switch_fdb_add(sw, bcast, id, NULL), -EINVAL);

@@ -27,6 +27,7 @@
 #include <voff/vxlan.h>
 
 #include "check.h"
+#include "udp_lo.h"
 #include "frames.h"
 #include "port_int.h"
 
@@ -37,25 +38,6 @@
 static uint16_t port_no(int i)
 {
 	return (uint16_t)(10000 + (getpid() % 1000) * 8 + i);
-}
-
-static union voff_udp_addr lo(uint16_t port)
-{
-	union voff_udp_addr a;
-
-	CHECK_OK(voff_udp_addr_parse(&a, "127.0.0.1", port));
-	return a;
-}
-
-/* A plain UDP socket on 127.0.0.1:@port. */
-static int sock(uint16_t port)
-{
-	union voff_udp_addr a = lo(port);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	CHECK_GE(fd, 0);
-	CHECK_OK(bind(fd, &a.sa, sizeof(a.in4)));
-	return fd;
 }
 
 /* One datagram within 1 s and its source port, or -1. */
@@ -88,9 +70,9 @@ static int vx_open(struct voff_port **port, unsigned int n_remote,
 				    .srcport_min = srcport_min };
 	struct voff_port_cfg pc = { .kind = VOFF_PORT_VXLAN, .vxlan = &c };
 
-	c.local = lo(port_no(0));
+	c.local = udp_lo(port_no(0));
 	for (unsigned int i = 0; i < n_remote; i++)
-		c.remote[c.n_remote++] = lo(port_no((int)i + 1));
+		c.remote[c.n_remote++] = udp_lo(port_no((int)i + 1));
 	return voff_port_open(port, &pc);
 }
 
@@ -398,7 +380,7 @@ static unsigned int send_flows(struct voff_port *port, unsigned int n_remote,
 
 	CHECK_LE(n_remote, 4);
 	for (unsigned int r = 0; r < n_remote; r++)
-		fd[r] = sock(port_no((int)r + 1));
+		fd[r] = udp_lo_sock(port_no((int)r + 1));
 	CHECK_OK(voff_pool_new(&pool, 64, 2048));
 	voff_batch_init(&b);
 	for (unsigned int i = 0; i < 3 * FLOWS; i++) {
@@ -503,8 +485,8 @@ static void t_send_sockets(void)
 	}
 	CHECK_GE(send_flows(port, 1, ports, 4), 2);
 	/* A peer's datagram to the VXLAN port reaches the port. */
-	fd = sock(port_no(1));
-	to = lo(port_no(0));
+	fd = udp_lo_sock(port_no(1));
+	to = udp_lo(port_no(0));
 	CHECK_EQ(sendto(fd, dgram, sizeof(dgram), 0, &to.sa, sizeof(to.in4)),
 		 (ssize_t)sizeof(dgram));
 	CHECK_OK(voff_pool_new(&pool, 16, 2048));
@@ -518,7 +500,7 @@ static void t_send_sockets(void)
 	CHECK_EQ(b.pkts[0]->len, 60);
 	voff_batch_free(&b);
 	/* To a send socket: dropped by its filter, counted by the kernel. */
-	to = lo(ports[2]);
+	to = udp_lo(ports[2]);
 	for (int i = 0; i < 3; i++)
 		CHECK_EQ(sendto(fd, dgram, sizeof(dgram), 0, &to.sa,
 				sizeof(to.in4)),
@@ -563,11 +545,11 @@ static void t_send_range(void)
 	CHECK_EQ(voff_port_vxlan_srcports(port, NULL, 0), 3);
 	CHECK_GE(send_flows(port, 1, ports, 3), 2);
 	voff_port_close(port);
-	fd = sock(port_no(5));
+	fd = udp_lo_sock(port_no(5));
 	CHECK_EQ(vx_open(&port, 1, 3, port_no(4)), -EADDRINUSE);
 	close(fd);
-	close(sock(port_no(4)));	/* nothing was left bound */
-	close(sock(port_no(0)));
+	close(udp_lo_sock(port_no(4)));	/* nothing was left bound */
+	close(udp_lo_sock(port_no(0)));
 	/* One port of a range: one send socket. */
 	CHECK_OK(vx_open(&port, 1, 1, port_no(6)));
 	CHECK_EQ(voff_port_vxlan_srcports(port, ports, 8), 1);
