@@ -59,10 +59,26 @@ trap lib_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# ns_sweep - remove the namespaces of earlier runs whose script is gone:
+# one killed outright (CTest's timeout sends SIGKILL, which no trap sees)
+# leaves its voff-TAG-NAME-PID namespaces behind; a live PID's are kept.
+ns_sweep() {
+	local n pid
+	for n in $(ip netns list | awk '{ print $1 }' |
+		   grep -E '^voff-[a-z0-9]+-[a-z0-9]+-[0-9]+$'); do
+		pid=${n##*-}
+		[ -d "/proc/$pid" ] && continue
+		ip netns del "$n" 2>/dev/null &&
+			echo "# removed $n, left by a run that was killed"
+	done
+	return 0
+}
+
 # ns_require TOOL... - skip (77) unless root, with every tool and a netns
 ns_require() {
 	local t
 	[ "$(id -u)" -eq 0 ] || { echo "skip: not root"; exit 77; }
+	ns_sweep
 	[ -x "$voff" ] || command -v "$voff" >/dev/null ||
 		{ echo "skip: no voff"; exit 77; }
 	for t in ip "$@"; do
