@@ -364,20 +364,54 @@ static void count_msg(struct voff_udp *u, uint32_t len, uint32_t segs)
 	u->st.rx_bytes += len;
 }
 
-/* Point message @i at @pkt's room. */
-static void rx_prep(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
+/*
+ * Datagram size of a message of @len bytes (its UDP_GRO size; @len for a
+ * lone datagram) and its datagram count in *@segs.
+ */
+static uint32_t msg_cut(struct msghdr *mh, uint32_t len, uint32_t *segs)
 {
-	struct msghdr *mh = &u->rx_msg[i].msg_hdr;
+	uint32_t seg = gro_size(mh);
 
-	u->rx_iov[i].iov_base = voff_pkt_data(pkt);
-	u->rx_iov[i].iov_len = voff_pkt_tailroom(pkt);
+	if (!seg || seg >= len)
+		seg = len;
+	*segs = seg ? (len + seg - 1) / seg : 1;
+	return seg;
+}
+
+/*
+ * A receive call failed with @err: 0 when there was just nothing to read
+ * (a soft error, an ICMP report, counted), else -@err.
+ */
+static int rx_errno(struct voff_udp *u, int err)
+{
+	if (err == EAGAIN || err == EWOULDBLOCK)
+		return 0;
+	if (soft_error(err)) {
+		u->st.rx_errors++;
+		return 0;
+	}
+	return -err;
+}
+
+/* Point @mh at @iov[0..@n) and at slot @i's source and control buffers. */
+static void msg_point(struct voff_udp *u, struct msghdr *mh, unsigned int i,
+		      struct iovec *iov, size_t n)
+{
 	memset(mh, 0, sizeof(*mh));
 	mh->msg_name = &u->rx_from[i];
 	mh->msg_namelen = sizeof(u->rx_from[i]);
-	mh->msg_iov = &u->rx_iov[i];
-	mh->msg_iovlen = 1;
+	mh->msg_iov = iov;
+	mh->msg_iovlen = n;
 	mh->msg_control = &u->rx_ctl[i];
 	mh->msg_controllen = sizeof(u->rx_ctl[i]);
+}
+
+/* Point message @i at @pkt's room. */
+static void rx_prep(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
+{
+	u->rx_iov[i].iov_base = voff_pkt_data(pkt);
+	u->rx_iov[i].iov_len = voff_pkt_tailroom(pkt);
+	msg_point(u, &u->rx_msg[i].msg_hdr, i, &u->rx_iov[i], 1);
 }
 
 /*
@@ -387,17 +421,15 @@ static void rx_prep(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
 static bool rx_fill(struct voff_udp *u, unsigned int i, struct voff_pkt *pkt)
 {
 	struct mmsghdr *m = &u->rx_msg[i];
-	unsigned int len = m->msg_len, seg;
+	uint32_t len = m->msg_len, seg, segs;
 
 	if (m->msg_hdr.msg_flags & MSG_TRUNC || len > VOFF_UDP_RX_ROOM)
 		return false;
 	voff_pkt_put(pkt, len);
-	seg = gro_size(&m->msg_hdr);
-	if (!seg || seg >= len)
-		seg = len;
+	seg = msg_cut(&m->msg_hdr, len, &segs);
 	pkt->gso_size = (uint16_t)seg;
-	pkt->gso_segs = (uint16_t)(seg ? (len + seg - 1) / seg : 1);
-	count_msg(u, len, pkt->gso_segs);
+	pkt->gso_segs = (uint16_t)segs;
+	count_msg(u, len, segs);
 	return true;
 }
 
@@ -428,13 +460,7 @@ int voff_udp_recv(struct voff_udp *u, struct voff_batch *b,
 		int err = errno;
 
 		voff_pool_put_bulk(u->pool, pkts, got);
-		if (err == EAGAIN || err == EWOULDBLOCK)
-			return 0;
-		if (soft_error(err)) {
-			u->st.rx_errors++;
-			return 0;
-		}
-		return -err;
+		return rx_errno(u, err);
 	}
 	start = b->n;
 	for (unsigned int i = 0; i < (unsigned int)r; i++) {
@@ -538,6 +564,7 @@ static int each_read(struct voff_udp *u, struct voff_pkt **pkts,
 {
 	struct udp_each *e = u->each;
 	ssize_t r;
+	int err;
 
 	for (unsigned int k = 0; k < n; k++) {
 		e->iov[k].iov_base = voff_pkt_data(pkts[k]);
@@ -545,24 +572,15 @@ static int each_read(struct voff_udp *u, struct voff_pkt **pkts,
 	}
 	e->iov[n].iov_base = e->spill;
 	e->iov[n].iov_len = sizeof(e->spill);
-	memset(mh, 0, sizeof(*mh));
-	mh->msg_name = &u->rx_from[0];
-	mh->msg_namelen = sizeof(u->rx_from[0]);
-	mh->msg_iov = e->iov;
-	mh->msg_iovlen = n + 1;
-	mh->msg_control = &u->rx_ctl[0];
-	mh->msg_controllen = sizeof(u->rx_ctl[0]);
+	msg_point(u, mh, 0, e->iov, n + 1);
 	do
 		r = recvmsg(u->fd, mh, MSG_DONTWAIT);
 	while (r < 0 && errno == EINTR);
 	u->st.rx_calls++;
 	if (r >= 0)
 		return (int)r;
-	if (errno == EWOULDBLOCK || soft_error(errno)) {
-		u->st.rx_errors += errno != EWOULDBLOCK && errno != EAGAIN;
-		return -EAGAIN;
-	}
-	return -errno;
+	err = rx_errno(u, errno);
+	return err ? err : -EAGAIN;
 }
 
 /*
@@ -603,8 +621,8 @@ int voff_udp_recv_each(struct voff_udp *u, struct voff_pool *pool,
 	struct voff_pkt *pkts[VOFF_BATCH_MAX];
 	struct udp_each *e;
 	struct msghdr mh;
-	unsigned int want, got, segs, placed;
-	uint32_t room, seg, len, g;
+	unsigned int want, got, placed;
+	uint32_t room, seg, len, g, segs;
 	int r;
 
 	if (!u || !pool || !b)
@@ -630,10 +648,7 @@ int voff_udp_recv_each(struct voff_udp *u, struct voff_pool *pool,
 		return r == -EAGAIN ? 0 : r;
 	}
 	len = (uint32_t)r;
-	g = gro_size(&mh);
-	if (!g || g >= len)
-		g = len;
-	segs = g ? (len + g - 1) / g : 1;
+	g = msg_cut(&mh, len, &segs);
 	if (mh.msg_flags & MSG_TRUNC || len > VOFF_UDP_RX_ROOM || g > room) {
 		u->st.rx_dropped++;
 		voff_pool_put_bulk(pool, pkts, got);
