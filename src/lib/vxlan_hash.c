@@ -25,17 +25,13 @@
 
 #include <voff/pkt.h>
 
+#include "parse_int.h"
 #include "port_int.h"
 
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88A8
-
-static uint32_t rd16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -78,14 +74,14 @@ static uint32_t l3_start(const struct voff_pkt *pkt, const uint8_t *f,
 	/* The parser's answer, where it is one the walk below would give. */
 	if (pkt->l2_off == 0 && pkt->l3_off != VOFF_OFF_NONE &&
 	    pkt->l3_off >= 14 && pkt->l3_off <= 22 && pkt->l3_off <= len) {
-		*type = rd16(f + pkt->l3_off - 2);
+		*type = voff__rd16(f + pkt->l3_off - 2);
 		return pkt->l3_off;
 	}
 	/* Up to two VLAN tags (802.1ad outer, 802.1Q inner). */
 	for (int tags = 0; tags <= 2; tags++) {
 		if (off + 2 > len)
 			return 0;
-		*type = rd16(f + off);
+		*type = voff__rd16(f + off);
 		if (*type != ETH_P_8021Q && *type != ETH_P_8021AD)
 			return off + 2;
 		off += 4;
@@ -104,7 +100,7 @@ static bool hash_v4(const uint8_t *ip, uint32_t room, uint32_t *h)
 	*h = mix_bytes(*h, ip + 12, 8);
 	*h = mix(*h, ip[9]);
 	/* Ports only in a packet that is no fragment: MF clear, offset 0. */
-	if ((rd16(ip + 6) & 0x3FFF) || (ip[9] != 6 && ip[9] != 17) ||
+	if ((voff__rd16(ip + 6) & 0x3FFF) || (ip[9] != 6 && ip[9] != 17) ||
 	    hl < 20 || room < hl + 4)
 		return true;
 	*h = mix(*h, rd32(ip + hl));
@@ -136,7 +132,7 @@ uint32_t voff__vxlan_flow_hash(const struct voff_pkt *pkt)
 	if (len < 14)
 		return fmix(mix(h, len));
 	h = mix_bytes(h, f, 12);
-	return fmix(mix(h, rd16(f + 12)));
+	return fmix(mix(h, voff__rd16(f + 12)));
 }
 
 unsigned int voff__vxlan_srcport_pick(uint32_t hash, unsigned int n)
