@@ -121,14 +121,20 @@ expect() {
 	fi
 }
 
-# wait_file FILE TEXT - until FILE holds TEXT (8 s); fails if it never does
-wait_file() {
-	for _ in $(seq 80); do
-		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+# wait_until TENTHS CMD... - until CMD succeeds, trying every 0.1 s for
+# at most TENTHS tenths of a second; fails if it never does
+wait_until() {
+	local n=$1
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
 		sleep 0.1
 	done
 	return 1
 }
+
+# wait_file FILE TEXT - until FILE holds TEXT (8 s); fails if it never does
+wait_file() { wait_until 80 grep -qsF -- "$2" "$1"; }
 
 # wait_log TEXT - until the log of the switch sw_start ran holds TEXT
 wait_log() { wait_file "$LIB_TMP/switch.err" "$1"; }

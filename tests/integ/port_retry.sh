@@ -49,14 +49,11 @@ echo "# baseline: $fd0 descriptors"
 
 # state PORT - its STATE column in `voff ctl ports` (ok or FAILED)
 state() { vctl ports | awk -v p="$1" '$2 == p { print $7 }'; }
+# state_is PORT STATE, retries_ge PORT N - tests for wait_until
+state_is() { [ "$(state "$1")" = "$2" ]; }
+retries_ge() { [ "$(stat_of "$1" retries)" -ge "$2" ]; }
 # wait_state PORT STATE - until it is so (10 s)
-wait_state() {
-	for _ in $(seq 100); do
-		[ "$(state "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_state() { wait_until 100 state_is "$1" "$2"; }
 # lines TEXT - how many lines of the log hold TEXT
 lines() { grep -cF -- "$1" "$log"; }
 
@@ -69,10 +66,7 @@ if wait_log "; no longer polled, re-opened when it opens again (tried after 1 s,
 then ok "the failed line says e1 will be re-opened"
 else bad "failed line: $(grep 'e1 failed' "$log")"; fi
 # Attempts at 1 s and 3 s after the failure fail: counted, logged once.
-for _ in $(seq 100); do
-	[ "$(stat_of e1 retries)" -ge 2 ] && break
-	sleep 0.1
-done
+wait_until 100 retries_ge e1 2
 n=$(stat_of e1 retries)
 if [ "$n" -ge 2 ] && [ "$(state e1)" = FAILED ]; then
 	ok "e1: $n failed attempts counted, still FAILED"
@@ -166,10 +160,7 @@ if sw_stop; then ok "switch stopped cleanly"; else bad "switch exit status"; fi
 if "$voff" switch --check --drop-caps --port tap:vd 2>/dev/null; then
 	sw_start --drop-caps --port "tap:vd@$C,port_retry=1"
 	ip -n "$C" link del vd
-	for _ in $(seq 100); do
-		[ "$(stat_of vd retries)" -ge 3 ] && break
-		sleep 0.1
-	done
+	wait_until 100 retries_ge vd 3
 	n=$(stat_of vd retries)
 	msg="port vd: re-open 1 failed: Operation not permitted (--drop-caps: this switch dropped the privileges to open ports); next in 1 s"
 	if [ "$n" -ge 3 ] && [ "$(lines "$msg")" -eq 1 ] &&

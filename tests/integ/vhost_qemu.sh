@@ -107,13 +107,8 @@ rm -f /tmp/down"; then
 }
 
 # wait_stat KEY VALUE - until the vhost port's KEY is VALUE (10 s)
-wait_stat() {
-	for _ in $(seq 100); do
-		[ "$(vs "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+stat_is() { [ "$(vs "$1")" = "$2" ]; }
+wait_stat() { wait_until 100 stat_is "$1" "$2"; }
 
 # --- 1. boot, negotiate, both ways with super-packets whole ---------------
 guest_start "${net[@]}"
