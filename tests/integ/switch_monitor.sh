@@ -66,8 +66,9 @@ s.sendall(b"monitor\n")
 open(sys.argv[2] + ".ready", "w").close()
 while not os.path.exists(sys.argv[2] + ".go"):
     time.sleep(0.05)
-# It reads what waited; once nothing more came for 0.5 s the switch's queue
-# is empty (".drained"); it ends 2 s after the last data.
+# It reads what waited in the switch, flushing each piece; once nothing
+# more came for 0.5 s it takes that queue as drained and says so
+# (".drained"); it ends 2 s after the last data.
 s.settimeout(0.5)
 with open(sys.argv[2], "wb") as f:
     while True:
