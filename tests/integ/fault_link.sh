@@ -71,15 +71,19 @@ print(n)' "$1" "$2"
 
 tc -n "$S" qdisc add dev s1 root tbf rate 8kbit burst 1600 limit 3000
 vt_drop0=$(stat_of vt tx_dropped)
+vb_tx0=$(stat_of vb tx_packets)
 iperf_run "$A" "$B" 10.82.0.2 8 "$LIB_TMP/load.json" &
 ipid=$!
-sleep 1
+# The faults come once the flow is under way.
+wait_until 100 stat_above vb tx_packets $((vb_tx0 + 100)) ||
+	bad "no iperf3 traffic to vb before the faults"
 ip -n "$T" link set vt down
 vt_tx0=$(stat_of vt tx_packets)
 blast 10.82.0.6 2 >"$LIB_TMP/blast_s" &
 bs=$!
 blast 10.82.0.7 2 >"$LIB_TMP/blast_t" &
 bt=$!
+# Each flap holds the link down, then up, for 0.3 s: the time is the fault.
 for _ in 1 2 3 4 5; do
 	ip -n "$E" link set e1 down
 	sleep 0.3
@@ -123,8 +127,8 @@ if nsping "$T" 10.82.0.1; then
 # The packet port's interface deleted: the port fails, and is removable.
 ip -n "$E" link del e0
 nsbcast "$A" 10.82.0.255
-sleep 0.3
-if vctl ports | grep -q "e1 .*FAILED"; then ok "deleted interface: packet port failed"
+e1_failed() { vctl ports | grep -q "e1 .*FAILED"; }
+if wait_until 100 e1_failed; then ok "deleted interface: packet port failed"
 else bad "packet port after its interface went: $(vctl ports | grep e1)"; fi
 if vctl ports del e1; then ok "failed packet port removed"; else bad "ports del e1"; fi
 fd1=$(sw_fds) rss1=$(sw_rss_kb)

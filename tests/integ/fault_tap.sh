@@ -48,16 +48,25 @@ iperf_run "$A" "$B" 10.81.0.2 1 "$LIB_TMP/warm.json" >/dev/null
 fd0=$(sw_fds) rss0=$(sw_rss_kb)
 echo "# baseline: $fd0 descriptors, VmRSS $rss0 KiB"
 
+vb_tx0=$(stat_of vb tx_packets) vd_rx0=$(stat_of vd rx_packets)
 iperf_run "$A" "$B" 10.81.0.2 8 "$LIB_TMP/load.json" &
 ipid=$!
-sleep 1.5
+# The faults come once the flow is under way.
+wait_until 100 stat_above vb tx_packets $((vb_tx0 + 100)) ||
+	bad "no iperf3 traffic to vb before the faults"
 # Traffic to the ports that are about to die: broadcasts flood to them.
 nsbcast "$C" 10.81.0.255
 ip -n "$C" link del vc
-sleep 0.5
+vc_failed() { vctl ports | grep -q "vc .*FAILED"; }
+wait_until 100 vc_failed || bad "vc not failed after its device went"
+# D's namespace goes with its traffic to the switch under way.
 nsping "$D" 10.81.0.1 &
-sleep 0.2
+wait_until 100 stat_above vd rx_packets "$vd_rx0" ||
+	bad "no traffic from D before its namespace went"
 ip netns del "$D"
+# The kernel tears the namespace down in the background, with nothing to
+# see from here (vd stays up for the switch): give it that time, under
+# load, before the churn.
 sleep 0.5
 # Ports come and go while the flow runs.
 churn=0

@@ -127,6 +127,15 @@ print(p["csw"]["gro_merged"], p["ssw"]["gso_in"], p["ssw"]["gso_segs"],
       p["ssw"]["reseg_in"])'
 }
 
+# rx_ready PID - the receiver PID (gro --rx) bound its packet socket (the
+# only one in R, running, the R column of /proc/net/packet, once bound to
+# a protocol), or it ended
+rx_ready() {
+	ip netns exec "$R" cat /proc/net/packet |
+		awk 'NR > 1 && $6 == 1 { f = 1 } END { exit !f }' ||
+		! kill -0 "$1" 2>/dev/null
+}
+
 # run_group PROTO TEST - 0 when the receiver passed and the egress counters
 # are as expected (see the header); prints the result
 run_group() {
@@ -141,7 +150,9 @@ run_group() {
 		ip netns exec "$R" "$gro" "${args[@]}" --rx --iface server \
 			>"$out" 2>&1 &
 		rpid=$!
-		sleep 0.5	# the receiver's socket
+		wait_until 100 rx_ready "$rpid" ||
+			echo "# $mid $proto $test try $try: the receiver's" \
+			     "socket not bound after 10 s"
 		ip netns exec "$C" "$gro" "${args[@]}" --iface client \
 			>>"$out.tx" 2>&1
 		wait "$rpid"

@@ -53,8 +53,13 @@ gro_ns_setup() {
 	before=$(gro_napi_pids)
 	in_gro_ns sh -c 'echo 1 > /sys/class/net/vb/threaded' ||
 		{ echo "skip: no threaded NAPI"; exit 77; }
-	sleep 0.2
-	napi=$(comm -13 <(echo "$before") <(gro_napi_pids) | head -n 1)
+	# The kernel starts the thread in the background: until it shows (5 s;
+	# this file is sourced without tests/integ/lib_ns.sh's wait_until).
+	for _ in $(seq 50); do
+		napi=$(comm -13 <(echo "$before") <(gro_napi_pids) | head -n 1)
+		[ -n "$napi" ] && break
+		sleep 0.1
+	done
 	[ -n "$napi" ] || { echo "skip: NAPI thread of vb not found"; exit 77; }
 	taskset -p 1 "$napi" >/dev/null ||
 		{ echo "skip: cannot pin NAPI"; exit 77; }

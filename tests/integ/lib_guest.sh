@@ -229,13 +229,21 @@ guest_alive() { [ -n "$guest_pid" ] && kill -0 "$guest_pid" 2>/dev/null; }
 # whatever the guest is doing
 guest_reset() {
 	python3 - "$GUEST_DIR/monitor$guest_n" <<'PY'
-import socket, sys, time
+import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.settimeout(5)
-s.recv(4096)            # the banner and prompt
+def prompt():
+    # Up to the monitor's next "(qemu) " prompt: what came before is done.
+    got = b""
+    while b"(qemu) " not in got:
+        d = s.recv(4096)
+        if not d:
+            sys.exit(1)
+        got += d
+prompt()                # the banner
 s.sendall(b"system_reset\n")
-time.sleep(0.5)
+prompt()                # the command done
 s.close()
 PY
 }

@@ -98,13 +98,17 @@ ns_add() {
 }
 
 # sw_start ARGS... - run `voff switch ARGS --ctl $ctl`, wait for the socket
+# (10 s; at once when the switch exits first)
 sw_start() {
 	"$voff" switch --ctl "$ctl" "$@" 2>"$LIB_TMP/switch.err" &
 	swpid=$!
-	for _ in $(seq 100); do [ -S "$ctl" ] && return 0; sleep 0.05; done
-	echo "FAIL - switch did not start: $(cat "$LIB_TMP/switch.err")"
+	wait_until 100 sw_up && [ -S "$ctl" ] && return 0
+	echo "FAIL - switch did not start (no socket $ctl):" \
+		"$(cat "$LIB_TMP/switch.err")"
 	exit 1
 }
+# sw_up - the switch's control socket is there, or the switch is gone
+sw_up() { [ -S "$ctl" ] || ! sw_alive; }
 
 # expect STATUS MESSAGE CMD... - CMD exits STATUS and says exactly MESSAGE
 # on standard error (which goes to $LIB_TMP/err, its output to .../out)
@@ -160,10 +164,15 @@ addr_tap() {
 	return 0
 }
 
-# stat_of PORT KEY - one counter from `voff ctl -j stats`
+# stat_of PORT KEY - one counter from `voff ctl -j stats` (0 when PORT has
+# no such counter; nothing, and status 1, when the request fails).  Read
+# with sed: the object is flat, and a loaded machine starts no python for
+# each poll of a wait.
 stat_of() {
-	vctl -j stats "$1" |
-		python3 -c "import json,sys; print(json.load(sys.stdin)[0].get('$2', 0))"
+	local j v
+	j=$(vctl -j stats "$1") || return 1
+	v=$(sed -n "s/.*[{,]\"$2\":\([0-9][0-9]*\).*/\1/p" <<<"$j")
+	echo "${v:-0}"
 }
 
 # iperf_run CLIENT_NS SERVER_NS ADDR SECONDS OUT [ARGS...] - one iperf3
@@ -176,12 +185,12 @@ iperf_run() {
 	[ "$secs" = 0 ] || t=(-t "$secs")
 	ip netns exec "$sns" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 	spid=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 0.2
+	if wait_until 100 ns_listens "$sns" tcp "$port"; then
 		ip netns exec "$cns" iperf3 -c "$addr" -p "$port" "${t[@]}" \
-			-J "$@" >"$out" 2>&1 && { rc=0; break; }
-		grep -q "refused" "$out" || break
-	done
+			-J "$@" >"$out" 2>&1 && rc=0
+	else
+		echo "iperf3 server in $sns never listened on port $port" >"$out"
+	fi
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	return $rc
@@ -257,3 +266,13 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
 for _ in range(5):
     s.sendto(b"voff", (sys.argv[1], 9))' "$2"
 }
+
+# ns_listens NS tcp|udp PORT - a TCP socket listens, or a UDP socket is
+# bound, on PORT in namespace NS
+ns_listens() {
+	[ -n "$(ip netns exec "$1" ss -Hln --"$2" "sport = :$3")" ]
+}
+
+# stat_above PORT KEY N - the counter KEY of PORT (`voff ctl -j stats`) is
+# above N
+stat_above() { [ "$(stat_of "$1" "$2")" -gt "$3" ] 2>/dev/null; }

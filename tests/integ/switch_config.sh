@@ -103,17 +103,15 @@ expect 1 "voff ctl: $tmp/nodir/x.conf: No such file or directory" \
 # A new switch from the saved file saves the identical text.
 "$voff" switch --ctl "$tmp/ctl2" --config "$tmp/saved.conf" 2>"$tmp/sw2.err" &
 sw2=$!
-for _ in $(seq 100); do [ -S "$tmp/ctl2" ] && break; sleep 0.05; done
+wait_until 100 test -S "$tmp/ctl2" ||
+	bad "second switch did not start: $(cat "$tmp/sw2.err")"
 "$voff" ctl --ctl "$tmp/ctl2" save >"$tmp/saved2"
 kill "$sw2"; wait "$sw2"
 if cmp -s "$tmp/saved2" "$tmp/want"; then ok "save -> start -> save: identical"
 else bad "second save differs: $(diff "$tmp/want" "$tmp/saved2")"; fi
 
 # ---- reload: the difference, unchanged ports untouched ------------------
-for _ in $(seq 50); do
-	[ "$(stat_of "$a" rx_packets)" -gt 0 ] && break
-	sleep 0.1
-done
+wait_until 100 stat_above "$a" rx_packets 0
 rx0=$(stat_of "$a" rx_packets)
 tx0=$(stat_of "$a" tx_packets)
 fdb0=$(vctl -j fdb | python3 -c 'import json,sys; print(sorted((e["mac"], e["port"]) for e in json.load(sys.stdin)))')
@@ -175,7 +173,7 @@ else bad "stop not logged"; fi
 python3 "$(dirname "$0")/dgram_sink.py" "$tmp/notify" "$tmp/notify.log" 20 \
 	'^STOPPING' &
 npid=$!
-for _ in $(seq 50); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
+wait_until 100 test -S "$tmp/notify" || bad "no sd_notify socket"
 printf 'ports add pcap:%s\n' "$b" >"$conf"
 : >"$js"
 jstream=$(stat -c '%d:%i' "$js")
@@ -183,10 +181,15 @@ NOTIFY_SOCKET=$tmp/notify JOURNAL_STREAM=$jstream \
 	"$voff" switch --ctl "$ctl" --config "$conf" --log-level notice \
 	2>>"$js" &
 swpid=$!
-for _ in $(seq 100); do [ -S "$ctl" ] && break; sleep 0.05; done
+wait_until 100 sw_up
 vctl limits "$b" rx_budget 3
 kill -HUP "$swpid"
-sleep 0.5
+# The reload's end: logged, and READY=1 again.
+notified_twice() { [ "$(grep -c '^READY=1$' "$tmp/notify.log")" -ge 2 ]; }
+if ! wait_file "$js" "config $conf reloaded" ||
+   ! wait_until 100 notified_twice; then
+	bad "SIGHUP: no reload seen"
+fi
 sw_stop
 wait "$npid"
 if [ "$(tr '\n' ' ' <"$tmp/notify.log")" = "READY=1 RELOADING=1 READY=1 STOPPING=1 " ]; then

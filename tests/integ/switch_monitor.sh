@@ -66,16 +66,24 @@ s.sendall(b"monitor\n")
 open(sys.argv[2] + ".ready", "w").close()
 while not os.path.exists(sys.argv[2] + ".go"):
     time.sleep(0.05)
-s.settimeout(2)
+# It reads what waited in the switch, flushing each piece; once nothing
+# more came for 0.5 s it takes that queue as drained and says so
+# (".drained"); it ends 2 s after the last data.
+s.settimeout(0.5)
 with open(sys.argv[2], "wb") as f:
     while True:
         try:
             d = s.recv(65536)
         except socket.timeout:
-            break
+            if s.gettimeout() == 2:
+                break
+            open(sys.argv[2] + ".drained", "w").close()
+            s.settimeout(2)
+            continue
         if not d:
             break
         f.write(d)
+        f.flush()
 PY
 slow=$!
 lib_pids+=("$slow")
@@ -95,9 +103,9 @@ if [ "$lost" -gt 0 ]; then ok "events lost by the stalled monitor counted ($lost
 else bad "events_lost $lost"; fi
 touch "$tmp/slow.go"
 # It reads what waited; then two more events, which it gets whole.
-sleep 1
+wait_until 100 test -e "$tmp/slow.drained" || bad "stalled monitor never drained"
 vctl limits "$a" gso_max_segs 30
-sleep 0.5
+wait_file "$tmp/slow" "gso_max_segs 20 -> 30" || bad "no 20 -> 30 event"
 vctl limits "$a" gso_max_segs 40
 wait "$slow"
 if python3 - "$tmp/slow" "$lost" <<'PY'; then

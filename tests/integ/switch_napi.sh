@@ -33,7 +33,7 @@ fi
 
 ip netns exec "$B" python3 "$(dirname "$0")/peer.py" server tcp 10.67.0.2 8000000 5204 &
 srv=$!
-sleep 0.4
+wait_until 100 ns_listens "$B" tcp 5204 || bad "the TCP server did not listen"
 if ip netns exec "$A" python3 "$(dirname "$0")/peer.py" client tcp 10.67.0.2 \
 	8000000 5204; then
 	ok "TCP into a NAPI TAP, bytes identical"

@@ -3,7 +3,7 @@
 #
 # switch_ns.sh - `voff switch` between two namespaces, and `voff ctl`
 #
-#   netns voff-swa-$$            voff switch              netns voff-swb-$$
+#   netns voff-sw-a-$$           voff switch              netns voff-sw-b-$$
 #   va 10.77.0.1/24  <--TAP-->  (this namespace)  <--TAP-->  vb 10.77.0.2/24
 #      fd77::1/64                                               fd77::2/64
 #
@@ -15,56 +15,35 @@
 # is added and removed at run time; everything is removed at the end.
 # Needs root, ip and python3; skips with 77 otherwise.
 set -u
+tag=sw
+# ok, bad, vctl, stat_of, sw_start, sw_stop, wait_until, the namespaces
+# and the cleanup.
+# shellcheck source=tests/integ/lib_ns.sh
+. "$(dirname "$0")/lib_ns.sh"
+ns_require python3
+a=$(ns_add a) b=$(ns_add b) c=$(ns_add c)
 
-voff=${VOFF:-voff}
-[ "$(id -u)" -eq 0 ] || { echo "skip: not root"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-[ -x "$voff" ] || command -v "$voff" >/dev/null || { echo "skip: no voff"; exit 77; }
-a=voff-swa-$$ b=voff-swb-$$ c=voff-swc-$$
-ctl=/tmp/voff-sw-$$.ctl
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	for n in "$a" "$b" "$c"; do ip netns del "$n" 2>/dev/null; done
-	rm -f "$ctl" /tmp/voff-sw-$$.*
-}
-trap cleanup EXIT
-ip netns add "$a" 2>/dev/null || { echo "skip: cannot create a netns"; exit 77; }
-ip netns add "$b"
-ip netns add "$c"
-
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-vctl() { "$voff" ctl --ctl "$ctl" "$@"; }
-
-"$voff" switch --port "tap:va@$a" --port "tap:vb@$b" --ctl "$ctl" &
-pid=$!
-for _ in $(seq 50); do [ -S "$ctl" ] && break; sleep 0.1; done
-[ -S "$ctl" ] || { echo "FAIL - switch did not start"; exit 1; }
+sw_start --port "tap:va@$a" --port "tap:vb@$b"
 if [ "$(stat -c %a "$ctl")" = 600 ]; then ok "control socket mode 0600"; else bad "socket mode"; fi
 ip -n "$a" addr add 10.77.0.1/24 dev va
 ip -n "$b" addr add 10.77.0.2/24 dev vb
 ip -n "$a" addr add fd77::1/64 dev va nodad
 ip -n "$b" addr add fd77::2/64 dev vb nodad
-ip -n "$a" link set lo up
-ip -n "$b" link set lo up
 
 # TCP bytes with a digest, UDP echo counts
 py=$(dirname "$0")/peer.py
 transfer() {	# proto addr size
+	local port=5201 s
+	[ "$1" = udp ] && port=5202	# peer.py's
 	ip netns exec "$b" python3 "$py" server "$1" "$2" "$3" &
-	local s=$!
-	sleep 0.4
+	s=$!
+	wait_until 100 ns_listens "$b" "$1" "$port" ||
+		bad "$1 server on port $port did not start"
 	ip netns exec "$a" python3 "$py" client "$1" "$2" "$3"
 	local rc=$?
 	wait "$s"
 	return $rc
 }
-stat_of() {	# port key
-	vctl -j stats "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['$2'])"
-}
-
 if transfer tcp 10.77.0.2 8000000; then ok "TCP over IPv4"; else bad "TCP over IPv4"; fi
 if transfer tcp fd77::2 8000000; then ok "TCP over IPv6"; else bad "TCP over IPv6"; fi
 if transfer udp 10.77.0.2 50; then ok "UDP over IPv4"; else bad "UDP over IPv4"; fi
@@ -112,10 +91,12 @@ vctl limits vb gso_max_size 65536
 # GRO on the ingress, under traffic.
 ip netns exec "$b" python3 "$py" server tcp 10.77.0.2 8000000 &
 s=$!
-sleep 0.3
+wait_until 100 ns_listens "$b" tcp 5201 || bad "tcp server did not start"
+vb_bytes=$(stat_of vb tx_bytes)
 ip netns exec "$a" python3 "$py" client tcp 10.77.0.2 8000000 &
 cpid=$!
-sleep 0.2
+wait_until 100 stat_above vb tx_bytes $((vb_bytes + 100000)) ||
+	bad "no traffic to vb before the changes"
 vctl features va gro on
 vctl limits va gro_flush_timeout 20000
 vctl stats >/dev/null
@@ -138,8 +119,9 @@ if vctl ports del vc; then ok "ports del"; else bad "ports del"; fi
 if ip -n "$c" link show vc >/dev/null 2>&1; then bad "vc left behind"; else ok "vc removed"; fi
 if transfer tcp 10.77.0.2 2000000; then ok "traffic after port changes"; else bad "traffic after port changes"; fi
 
-kill "$pid"; wait "$pid"; rc=$?; pid=
+sw_stop
+rc=$?
 if [ "$rc" -eq 0 ]; then ok "switch stopped cleanly"; else bad "switch exit $rc"; fi
 if ip -n "$a" link show va >/dev/null 2>&1; then bad "va left behind"; else ok "TAP devices removed"; fi
 if [ -e "$ctl" ]; then bad "socket left behind"; else ok "socket removed"; fi
-[ "$fails" -eq 0 ]
+[ "$fails" -eq 0 ] || { sed 's/^/# switch: /' "$LIB_TMP/switch.err"; exit 1; }

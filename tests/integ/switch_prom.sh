@@ -36,10 +36,7 @@ a=$tmp/a.pcap b=$tmp/b.pcap vm=$tmp/vm.sock
 printf 'ports add pcap:%s,sink=%s/a-out.pcap\nports add pcap:%s\nlimits %s gso_max_size 9000 gro on\nports add vhost-user:%s\n' \
 	"$a" "$tmp" "$b" "$b" "$vm" >"$tmp/x.conf"
 sw_start --config "$tmp/x.conf"
-for _ in $(seq 50); do
-	[ "$(stat_of "$b" tx_dropped)" -gt 0 ] && break
-	sleep 0.1
-done
+wait_until 100 stat_above "$b" tx_dropped 0 || bad "no drop counted at b"
 vctl -j stats >"$tmp/stats.json"
 vctl stats --prometheus >"$tmp/all.prom"
 vctl stats "$b" --prometheus >"$tmp/b.prom"

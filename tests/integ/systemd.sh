@@ -87,7 +87,7 @@ setpriv --bounding-set "$bset" --no-new-privs -- \
 	"$voff" switch --config "$tmp/x.conf" --ctl "$ctl" \
 	2>"$tmp/switch.err" &
 swpid=$!
-for _ in $(seq 100); do [ -S "$ctl" ] && break; sleep 0.05; done
+wait_until 100 sw_up
 if [ -S "$ctl" ] && vctl ports | grep -q " sdb "; then
 	ok "confined as the unit: started with TAPs in namespaces"
 else bad "confined start: $(cat "$tmp/switch.err")"; fi

@@ -54,22 +54,30 @@ up() {
 		>"$LIB_TMP/b.out" 2>&1 &
 	pb=$!
 	lib_pids+=("$pa" "$pb")
-	for _ in $(seq 50); do
-		ip -n "$A" link show tun0 >/dev/null 2>&1 &&
-			ip -n "$B" link show tun0 >/dev/null 2>&1 && break
-		sleep 0.1
-	done
+	wait_until 100 tuns_up || echo "# no tun0 in both namespaces after 10 s"
 	ip -n "$A" addr add 10.98.0.1/24 dev tun0 &&
 		ip -n "$A" addr add fd98::1/64 dev tun0 nodad &&
 		ip -n "$B" addr add 10.98.0.2/24 dev tun0 &&
 		ip -n "$B" addr add fd98::2/64 dev tun0 nodad
 }
 
-# down - stop A, then B (so B counts what A sent last); both print counters
+# tuns_up - both tunnels made their tun0
+tuns_up() {
+	ip -n "$A" link show tun0 >/dev/null 2>&1 &&
+		ip -n "$B" link show tun0 >/dev/null 2>&1
+}
+
+# b_read_all - nothing waits in B's UDP sockets (its Recv-Q)
+b_read_all() {
+	ip netns exec "$B" ss -Huan | awk '$2 != 0 { busy = 1 } END { exit busy }'
+}
+
+# down - stop A, then B once it read what A sent last (so it counts it);
+# both print counters
 down() {
 	kill "$pa" 2>/dev/null
 	wait "$pa"
-	sleep 0.3
+	wait_until 50 b_read_all || echo "# B's UDP sockets still hold data"
 	kill "$pb" 2>/dev/null
 	wait "$pb"
 }

@@ -143,7 +143,12 @@ timeout 60 wget -q -O /dev/null http://$GUEST_PEER_IP:$GUEST_PEER_PORT/stream?n=
 head -c 4000000000 /dev/zero | timeout 60 nc $GUEST_PEER_IP $((GUEST_PEER_PORT + 1)) &
 echo \"@@ r1 running\""
 guest_wait_line "@@ r1 running" 60 || bad "r1: the guest did not start its traffic"
-sleep 4
+# Until a megabyte crossed each way (30 s); the streams go on.
+both_ways() {
+	[ $(($(vs tx_bytes) - tx0)) -gt 1000000 ] &&
+		[ $(($(vs rx_bytes) - rx0)) -gt 1000000 ]
+}
+wait_until 300 both_ways
 check "traffic to the guest before its reset (bytes)" \
 	$(($(vs tx_bytes) - tx0)) gt 1000000
 check "traffic from the guest before its reset (bytes)" \
@@ -182,8 +187,8 @@ xfer x3
 
 # --- 4. power off ---------------------------------------------------------
 guest_step_start p1 "poweroff -f"
-for _ in $(seq 300); do guest_alive || break; sleep 0.1; done
-if ! guest_alive && wait_stat vhost_connected 0; then
+guest_gone() { ! guest_alive; }
+if wait_until 300 guest_gone && wait_stat vhost_connected 0; then
 	ok "guest powered off: disconnected"
 else
 	bad "guest powered off: QEMU or the connection still there"
