@@ -886,6 +886,14 @@ static void egress_refresh(struct voff_switch *sw, struct sw_port *p)
 	propagate(sw);
 }
 
+void voff__switch_port_changed(struct voff_switch *sw, unsigned int id)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (p && p->port->gen != p->egress_gen)
+		egress_refresh(sw, p);
+}
+
 /*
  * Stop or start waiting on a held port's descriptor: a level-triggered
  * epoll would report a port whose frames are left unread at every wait.

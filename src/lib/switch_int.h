@@ -161,6 +161,14 @@ int voff__switch_features(struct voff_switch *sw, unsigned int id,
 uint64_t voff__switch_default_wanted(void);
 
 /*
+ * Port @id's offloads or limits changed outside a receive (a VXLAN port's
+ * remotes, hence its MTU): read its egress again and propagate the
+ * limits, as a receive that sees the change does.  Nothing when nothing
+ * changed.
+ */
+void voff__switch_port_changed(struct voff_switch *sw, unsigned int id);
+
+/*
  * Hand @ev to the event callback, if any; a NULL @ev->name or @ev->spec
  * is filled from port @ev->port.
  */
