@@ -479,6 +479,13 @@ int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
 		memcpy(p->spec, spec, strlen(spec) + 1);
 	if (id)
 		*id = (unsigned int)(p - sw->p);
+	/*
+	 * A kind with gro on by default (vxlan) starts with its engine; short
+	 * of memory for one, the port starts without, its gro setting off.
+	 */
+	if (voff__switch_kind_def(voff_switch_setting_find("gro"), info.kind))
+		voff__switch_features(sw, (unsigned int)(p - sw->p), VOFF_F_GRO,
+				      VOFF_F_GRO, true);
 	port_event(sw, (unsigned int)(p - sw->p), VOFF_SWITCH_EV_PORT_ADDED, 0);
 	propagate(sw);
 	return 0;
@@ -877,6 +884,14 @@ static void egress_refresh(struct voff_switch *sw, struct sw_port *p)
 	update_feat(p);
 	update_lim(p);
 	propagate(sw);
+}
+
+void voff__switch_port_changed(struct voff_switch *sw, unsigned int id)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (p && p->port->gen != p->egress_gen)
+		egress_refresh(sw, p);
 }
 
 /*

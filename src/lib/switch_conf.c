@@ -514,6 +514,8 @@ static int update_remotes(struct voff_switch *sw, struct voff_switch_conf *c,
 					 voff_strerror(err));
 		changed = 1;
 	}
+	/* The remotes' route MTUs give the port its limits. */
+	voff__switch_port_changed(sw, id);
 	return changed;
 }
 

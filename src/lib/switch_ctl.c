@@ -888,6 +888,8 @@ static int remote_change(struct ctx *c, char **w, bool add)
 	port = voff_switch_port(c->sw, (unsigned int)id);
 	err = add ? voff_port_vxlan_remote_add(port, &a) :
 		    voff_port_vxlan_remote_del(port, &a);
+	/* A remote behind another route MTU changes the port's limits. */
+	voff__switch_port_changed(c->sw, (unsigned int)id);
 	if (err == -EINVAL)
 		return fail(&c->o, err, "%s: another address family", w[1]);
 	if (err)

@@ -90,8 +90,15 @@ int voff__switch_initial_limits(const struct voff_switch *sw, unsigned int id,
 				struct voff_limits *out);
 
 /*
- * The value setting @s of port @id has when nothing set it: the table's
- * default, or for a limit the port's initial one.
+ * The value setting @s has on a port of @kind when nothing set it: the
+ * table's default, or 1 for a yes/no setting on by default for @kind.
+ */
+uint64_t voff__switch_kind_def(const struct voff_switch_setting *s,
+			       enum voff_port_kind kind);
+
+/*
+ * The value setting @s of port @id has when nothing set it: the default
+ * for its kind, or for a limit the port's initial one.
  */
 uint64_t voff__switch_setting_def(const struct voff_switch *sw,
 				  unsigned int id,
@@ -152,6 +159,14 @@ int voff__switch_features(struct voff_switch *sw, unsigned int id,
 
 /* The features a new port wants (VOFF_F_* bits). */
 uint64_t voff__switch_default_wanted(void);
+
+/*
+ * Port @id's offloads or limits changed outside a receive (a VXLAN port's
+ * remotes, hence its MTU): read its egress again and propagate the
+ * limits, as a receive that sees the change does.  Nothing when nothing
+ * changed.
+ */
+void voff__switch_port_changed(struct voff_switch *sw, unsigned int id);
 
 /*
  * Hand @ev to the event callback, if any; a NULL @ev->name or @ev->spec

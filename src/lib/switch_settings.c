@@ -45,6 +45,8 @@
  * @get:	the current value, from the port's info
  * @open:	a setting taken at open: puts it into the port's
  *		configuration; NULL for the others
+ * @on_kinds:	a yes/no setting on by default for the ports of these kinds
+ *		(the others take @pub.def, off)
  */
 struct setting {
 	struct voff_switch_setting pub;
@@ -54,6 +56,7 @@ struct setting {
 	uint64_t (*get)(const struct setting *s,
 			const struct voff_switch_port_info *pi);
 	void (*open)(struct voff_port_cfg *cfg, uint64_t v);
+	unsigned int on_kinds;
 };
 
 static int set_limit(const struct setting *s, struct voff_switch *sw,
@@ -182,45 +185,49 @@ static const struct setting table[] = {
 	    VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
 	    "largest super-packet sent to the port (propagated)", RUNTIME,
 	    ALL_KINDS },
-	  VOFF_LIMIT_GSO_MAX_SIZE, set_limit, get_limit, NULL },
+	  VOFF_LIMIT_GSO_MAX_SIZE, set_limit, get_limit, NULL, 0 },
 	{ { "gso_max_segs", NUMBER, 1, VOFF_GSO_MAX_SEGS, VOFF_GSO_MAX_SEGS,
 	    "segments", "most segments of a super-packet sent to the port",
 	    RUNTIME, ALL_KINDS },
-	  VOFF_LIMIT_GSO_MAX_SEGS, set_limit, get_limit, NULL },
+	  VOFF_LIMIT_GSO_MAX_SEGS, set_limit, get_limit, NULL, 0 },
 	{ { "gro_max_size", NUMBER, 0, VOFF_GSO_LEGACY_MAX_SIZE,
 	    VOFF_GSO_LEGACY_MAX_SIZE, "bytes",
 	    "GRO builds IP datagrams below this (0: merges nothing)",
 	    RUNTIME, ALL_KINDS },
-	  VOFF_LIMIT_GRO_MAX_SIZE, set_limit, get_limit, NULL },
+	  VOFF_LIMIT_GRO_MAX_SIZE, set_limit, get_limit, NULL, 0 },
 	{ { "gro_flush_timeout", NUMBER, 0, GRO_TIMEOUT_MAX, 0, "ns",
 	    "how long GRO may hold a flow (0: to the end of a step)",
 	    RUNTIME, ALL_KINDS },
-	  0, set_gro_timeout, get_gro_timeout, NULL },
+	  0, set_gro_timeout, get_gro_timeout, NULL, 0 },
+	/*
+	 * On for a VXLAN port, as on the kernel's vxlan device: what it
+	 * receives is always MTU-sized datagrams of its peers.
+	 */
 	{ { "gro", BOOL, 0, 1, 0, "",
 	    "coalesce what the port receives (the gro feature)", RUNTIME,
 	    ALL_KINDS },
-	  0, set_gro, get_gro, NULL },
+	  0, set_gro, get_gro, NULL, KIND(VOFF_PORT_VXLAN) },
 	{ { "napi", BOOL, 0, 1, 0, "",
 	    "the device takes the switch's writes in NAPI (IFF_NAPI)", 0,
 	    KIND(VOFF_PORT_TAP) | KIND(VOFF_PORT_TUN) },
-	  0, NULL, get_napi, open_napi },
+	  0, NULL, get_napi, open_napi, 0 },
 	{ { "rx_ring", BOOL, 0, 1, 1, "",
 	    "receive through a TPACKET ring shared with the kernel (off: "
 	    "recvmmsg())", 0, KIND(VOFF_PORT_PACKET) },
-	  0, NULL, get_rx_ring, open_rx_ring },
+	  0, NULL, get_rx_ring, open_rx_ring, 0 },
 	{ { "rx_budget", NUMBER, 1, VOFF_BATCH_MAX, VOFF_BATCH_MAX, "frames",
 	    "most frames read from the port in one step", RUNTIME,
 	    ALL_KINDS },
-	  0, set_rx_budget, get_rx_budget, NULL },
+	  0, set_rx_budget, get_rx_budget, NULL, 0 },
 	{ { "rx_backoff", NUMBER, 0, 1000000, VOFF_SWITCH_RX_BACKOFF_NS / 1000,
 	    "us", "longest the port is left unread while what it receives is "
 	    "mostly malformed (0: never)", RUNTIME, ALL_KINDS },
-	  0, set_rx_backoff, get_rx_backoff, NULL },
+	  0, set_rx_backoff, get_rx_backoff, NULL, 0 },
 	{ { "port_retry", NUMBER, 0, 3600, VOFF_SWITCH_PORT_RETRY_S, "s",
 	    "once the port failed, longest wait between attempts to re-open "
 	    "it, from 1 s doubling (a port of the configuration; 0: only a "
 	    "reload)", RUNTIME, ALL_KINDS },
-	  0, set_port_retry, get_port_retry, NULL },
+	  0, set_port_retry, get_port_retry, NULL, 0 },
 };
 
 #define COUNT (sizeof(table) / sizeof(table[0]))
@@ -371,16 +378,30 @@ int voff_switch_get(const struct voff_switch *sw, unsigned int id,
 	return 0;
 }
 
+uint64_t voff__switch_kind_def(const struct voff_switch_setting *s,
+			       enum voff_port_kind kind)
+{
+	const struct setting *e = entry(s);
+
+	if (e && (unsigned int)kind < VOFF_PORT__KIND_COUNT &&
+	    (e->on_kinds & KIND(kind)))
+		return 1;
+	return s->def;
+}
+
 uint64_t voff__switch_setting_def(const struct voff_switch *sw,
 				  unsigned int id,
 				  const struct voff_switch_setting *s)
 {
 	const struct setting *e = entry(s);
+	struct voff_switch_port_info pi;
 	struct voff_limits l;
 
 	if (e && e->set == set_limit &&
 	    !voff__switch_initial_limits(sw, id, &l))
 		return voff_limit_get(&l, e->limit);
+	if (e && e->on_kinds && !voff_switch_port_info(sw, id, &pi))
+		return voff__switch_kind_def(s, pi.info.kind);
 	return s->def;
 }
 
@@ -425,22 +446,27 @@ void voff__switch_setting_open(const struct voff_switch_setting *s,
 		e->open(cfg, value);
 }
 
-/* "; tap and tun only", "" for a setting of every kind. */
-static void print_kinds(FILE *f, unsigned int kinds)
+/* " tap and tun": the kinds of @kinds, each after a space or a comma. */
+static void print_kind_list(FILE *f, unsigned int kinds)
 {
-	unsigned int n = 0, left;
+	unsigned int n = 0, left = (unsigned int)__builtin_popcount(kinds);
 
-	if (kinds == ALL_KINDS)
-		return;
-	left = (unsigned int)__builtin_popcount(kinds);
-	fputs("; ", f);
 	for (int k = 0; k < VOFF_PORT__KIND_COUNT; k++) {
 		if (!(kinds & KIND(k)))
 			continue;
 		n++;
-		fprintf(f, "%s%s", n == 1 ? "" : n == left ? " and " : ", ",
+		fprintf(f, "%s%s", n == 1 ? " " : n == left ? " and " : ", ",
 			voff_port_kind_name((enum voff_port_kind)k));
 	}
+}
+
+/* "; tap and tun only", "" for a setting of every kind. */
+static void print_kinds(FILE *f, unsigned int kinds)
+{
+	if (kinds == ALL_KINDS)
+		return;
+	fputc(';', f);
+	print_kind_list(f, kinds);
 	fputs(" only", f);
 }
 
@@ -453,6 +479,11 @@ void voff_switch_settings_print(FILE *f)
 		voff_switch_setting_range(s, range, sizeof(range));
 		voff_switch_setting_format(s, s->def, def, sizeof(def));
 		fprintf(f, "  %s=%s, default %s", s->name, range, def);
+		if (table[i].on_kinds) {
+			fputs(" (on for", f);
+			print_kind_list(f, table[i].on_kinds);
+			fputs(" ports)", f);
+		}
 		print_kinds(f, s->kinds);
 		if (!(s->flags & VOFF_SWITCH_SETTING_F_RUNTIME))
 			fputs(", when the port is opened", f);

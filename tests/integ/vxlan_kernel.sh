@@ -14,7 +14,9 @@
 # wire frames, every underlay frame decoded by tshark as VXLAN VNI 42 with
 # every checksum good.  Then the kernel's own GRO on its vxlan device off
 # and on: 16 MiB each way again, and voff's socket received UDP_GRO trains
-# and sent UDP_SEGMENT trains.  Rates are printed, never asserted.
+# and sent UDP_SEGMENT trains.  Last, voff's port with udp_csum=off: zero
+# outer checksums on the wire from host 1 only, and data intact both ways.
+# Rates are printed, never asserted.
 # Needs root, iperf3, ethtool, tshark (scripts/bootstrap.sh installs it)
 # and the vxlan module; skips (77) otherwise.
 set -u
@@ -90,6 +92,41 @@ for g in off on; do
 done
 want [ "$(vx_stat "$ctl" vxlan42 udp_rx_trains)" -gt 0 ] \
 	"voff received UDP_GRO trains"
+
+# Outer UDP checksums of zero (udp_csum=off, IPv4 only): the port made
+# again with it; on the wire every datagram host 1 sends carries checksum
+# 0 and every one host 2 sends a real one, and the kernel's vxlan takes
+# them: data intact both ways.
+"$voff" ctl --ctl "$ctl" ports del vxlan42 >/dev/null
+want "$voff" ctl --ctl "$ctl" ports add \
+	"vxlan:$VNI@$H1,local=192.168.77.1,remote=192.168.77.2,udp_csum=off" \
+	"vxlan42 re-added with udp_csum=off"
+cap0=$LIB_TMP/zero.pcap
+vx_capture p2 "$cap0"
+want nsping "$A" 10.77.0.2 5 "udp_csum=off: ARP and ping A -> B"
+want vx_xfer "$A" "$B" 10.77.0.2 $((2 * 1024 * 1024)) \
+	"udp_csum=off: 2 MiB A -> B intact"
+want vx_xfer "$B" "$A" 10.77.0.1 $((2 * 1024 * 1024)) \
+	"udp_csum=off: 2 MiB B -> A intact"
+vx_capture_end
+zero_check() {
+	tshark -n -r "$cap0" -Y 'udp.port == 4789' -T fields \
+		-E occurrence=f -e ip.src -e udp.checksum 2>/dev/null |
+		python3 -c '
+import sys
+n = {"zero": 0, "nonzero": 0, "bad": 0}
+for line in sys.stdin:
+    src, csum = line.split()
+    zero = int(csum, 16) == 0
+    if src == "192.168.77.1":
+        n["zero" if zero else "bad"] += 1
+    elif src == "192.168.77.2":
+        n["bad" if zero else "nonzero"] += 1
+print("# udp_csum=off: %(zero)d datagrams from host 1 with checksum 0, "
+      "%(nonzero)d from host 2 with one, %(bad)d otherwise" % n)
+sys.exit(0 if n["zero"] and n["nonzero"] and not n["bad"] else 1)'
+}
+want zero_check "udp_csum=off: host 1 sends outer UDP checksums of zero"
 
 sw_stop
 want [ $? -eq 0 ] "the switch exits 0"
