@@ -51,6 +51,8 @@ keep=${KEEP:-}
 tag=rs
 # shellcheck source=tests/integ/lib_ns.sh
 . "$root/tests/integ/lib_ns.sh"
+# shellcheck source=bench/lib_topo.sh
+. "$root/bench/lib_topo.sh"
 ns_require perf python3 cc
 cc -std=c11 -D_GNU_SOURCE -O2 -o "$LIB_TMP/rr" "$root/bench/rr.c" || exit 1
 if ! perf record -q -a -e sched:sched_switch -e net:net_dev_queue \
@@ -72,30 +74,6 @@ events=(syscalls:sys_enter_sendto syscalls:sys_exit_sendto
 perf list io_uring:io_uring_complete 2>/dev/null | grep -q io_uring_complete &&
 	events+=(io_uring:io_uring_complete)
 
-# setup_switch BINARY NS_A NS_B: the switch between two TAPs
-setup_switch() {
-	voff=$1
-	# shellcheck disable=SC2086 # ARGS is a word list
-	sw_start --port "tap:va@$2" --port "tap:vb@$3" $args
-	addr_tap "$2" va 10.87.0.1/24
-	addr_tap "$3" vb 10.87.0.2/24
-}
-
-# setup_bridge NS_A NS_B NS_M: two veth pairs on a bridge in NS_M
-setup_bridge() {
-	local l
-	ip -n "$3" link add br0 type bridge
-	ip -n "$3" link add ea0 type veth peer name va netns "$1"
-	ip -n "$3" link add eb0 type veth peer name vb netns "$2"
-	for l in br0 ea0 eb0; do ip -n "$3" link set "$l" up; done
-	ip -n "$3" link set ea0 master br0
-	ip -n "$3" link set eb0 master br0
-	ip -n "$1" addr add 10.87.0.1/24 dev va
-	ip -n "$2" addr add 10.87.0.2/24 dev vb
-	ip -n "$1" link set va up
-	ip -n "$2" link set vb up
-}
-
 # sw_cpu_ns: the switch's CPU time so far in ns (0 without a switch)
 sw_cpu_ns() {
 	if [ -n "$swpid" ]; then
@@ -109,15 +87,16 @@ sw_cpu_ns() {
 run() {
 	local name=$1 kind=$2 round=$3 a b m e rec out c0 c1
 	a=$(ns_add "a$RANDOM") b=$(ns_add "b$RANDOM") m=$(ns_add "m$RANDOM")
+	# shellcheck disable=SC2086 # ARGS is a word list
 	case $kind in
-	voff) setup_switch "$VOFF" "$a" "$b" ;;
-	base) setup_switch "$base" "$a" "$b" ;;
+	voff) setup_voff "$VOFF" "$a" "$b" $args ;;
+	base) setup_voff "$base" "$a" "$b" $args ;;
 	bridge) setup_bridge "$a" "$b" "$m" ;;
 	esac
-	nsping "$a" 10.87.0.2 >/dev/null ||
+	nsping "$a" 10.86.0.2 >/dev/null ||
 		echo "rtt-stages: $name: no answer to the first ping" >&2
 	c0=$(sw_cpu_ns)
-	out=$(ip netns exec "$a" "$LIB_TMP/rr" icmp 10.87.0.2 -n "$count" \
+	out=$(ip netns exec "$a" "$LIB_TMP/rr" icmp 10.86.0.2 -n "$count" \
 		-i "$interval")
 	c1=$(sw_cpu_ns)
 	# The switch's CPU time per round trip (warm-up echoes included).
@@ -131,7 +110,7 @@ run() {
 		      -e syscalls:sys_exit_read --filter "common_pid == $swpid")
 	fi
 	perf record -q -a "${rec[@]}" -o "$LIB_TMP/perf.data" -- \
-		ip netns exec "$a" "$LIB_TMP/rr" icmp 10.87.0.2 -n "$count" \
+		ip netns exec "$a" "$LIB_TMP/rr" icmp 10.86.0.2 -n "$count" \
 		-i "$interval" >"$LIB_TMP/rr.out" 2>"$LIB_TMP/perf.err" ||
 		echo "rtt-stages: $name: perf record failed:" \
 			"$(tail -2 "$LIB_TMP/perf.err")" >&2
