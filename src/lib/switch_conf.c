@@ -663,11 +663,14 @@ static int replace(struct voff_switch *sw, struct voff_switch_conf *c,
 /*
  * Re-open failed port @id as @p says, the one way a reload and the
  * retries do it: its device is opened first and the failed port closed
- * once that worked, so an attempt that fails changes nothing.  @retry:
- * an attempt of voff_switch_conf_retry(), counted; a reload instead
- * closes the failed port when the open fails and opens it again (a
- * device may need what the old one holds, a UDP port), the port then
- * gone if that fails too, as the reload asked.
+ * once that worked, so an attempt that fails changes nothing of the
+ * port's record (its settings, counters, features, MAC entries).  What
+ * the new device needs and the failed one held (a VXLAN port's bound UDP
+ * ports, a vhost-user port's socket path) was released when it failed
+ * (voff__switch_fail()); a release that failed then is tried again
+ * first.  @retry: an attempt of voff_switch_conf_retry(), counted; a
+ * reload instead closes the failed port when the open fails and opens it
+ * again, the port then gone if that fails too, as the reload asked.
  */
 static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
 		   const struct conf_port *p, unsigned int id, bool retry)
@@ -678,7 +681,9 @@ static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
 	int err, nid;
 
 	voff_switch_stats(sw, id, &st);
-	err = voff_port_open(&port, &p->spec.cfg);
+	err = voff__switch_release(sw, id);
+	if (!err)
+		err = voff_port_open(&port, &p->spec.cfg);
 	if (err && retry)
 		return conf_fail(c, p, err, "%s", voff_strerror(err));
 	voff__switch_reopening(sw, true);
