@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <voff/err.h>
 #include <voff/feat.h>
 #include <voff/port.h>
 #include <voff/switch.h>
@@ -814,9 +815,9 @@ static bool failed(const struct voff_switch *sw, const char *name,
  * A failed port of the configuration re-opened by voff_switch_conf_retry()
  * on its schedule, driven by made-up times: the attempts while its file
  * is gone fail, change nothing and are counted; the one after it is back
- * re-opens it, with its static MAC entry.  A port the configuration does
- * not declare, one with port_retry 0, and a switch that may not open
- * ports are left failed.
+ * re-opens it, with its static MAC entry.  A port opened without a spec,
+ * one with port_retry 0, and a switch that may not open ports are left
+ * failed.
  */
 static void t_retry_reopen(void)
 {
@@ -826,6 +827,8 @@ static void t_retry_reopen(void)
 	struct voff_switch_stats st;
 	struct seen ev = { 0 };
 	char pa[128], pb[128], z[128], text[1024], msg[512];
+	struct voff_port_spec zs;
+	struct voff_port *zp;
 	uint64_t wait;
 
 	snprintf(pa, sizeof(pa), "%s", pcap_broken("ra.pcap"));
@@ -838,8 +841,11 @@ static void t_retry_reopen(void)
 	CHECK_OK(voff_switch_conf_new(&conf));
 	CHECK_OK(conf_text(conf, text, "t.conf"));
 	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	/* Opened by its user, not from a spec: nothing to re-open it from. */
 	snprintf(text, sizeof(text), "pcap:%s", z);
-	CHECK_OK(voff_switch_add_spec(sw, text, NULL));
+	CHECK_OK(voff_port_spec_parse(&zs, text));
+	CHECK_OK(voff_port_open(&zp, &zs.cfg));
+	CHECK_OK(voff_switch_add(sw, zp, z, NULL));
 	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
 	voff_switch_set_event_cb(sw, record, &ev);
 	run(sw);
@@ -907,7 +913,7 @@ static void t_retry_reopen(void)
 				   &st));
 	CHECK_GT(st.port.rx_packets, 0);
 
-	/* port_retry 0, and a port of no configuration: never tried. */
+	/* port_retry 0, and a port of no spec: never tried. */
 	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3600 * s), 0);
 	CHECK_EQ(ev.n, 6);
 	CHECK(failed(sw, pb, &wait) && failed(sw, z, NULL));
@@ -1073,6 +1079,101 @@ static void t_retry_release_vhost(void)
 	CHECK_EQ(access(path, F_OK), -1);
 }
 
+/*
+ * A port added at run time (`ports add`, declared by no configuration)
+ * is retried as a declared one: re-opened from its spec with the
+ * settings, features and static MAC entries it had at run time; a
+ * refused attempt names it; `ports del` ends its attempts.
+ */
+static void t_retry_added(void)
+{
+	static const uint64_t s = 1000000000ull, t0 = 11000 * s;
+	struct voff_switch_port_info pi;
+	struct voff_switch_conf *conf;
+	struct voff_switch *sw;
+	struct seen ev = { 0 };
+	char pa[128], req[256], msg[512];
+	uint64_t wanted;
+	int id;
+
+	snprintf(pa, sizeof(pa), "%s", pcap_broken("ad.pcap"));
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	CHECK_OK(voff_switch_conf_new(&conf));
+	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	snprintf(req, sizeof(req), "ports add pcap:%s", pa);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "limits %s rx_budget 16 port_retry 5", pa);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "features %s tso off", pa);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "fdb add 02:00:00:00:00:0d %s", pa);
+	CHECK_OK(ctl(sw, req));
+	CHECK_OK(voff_switch_port_info(sw, (unsigned int)voff_switch_find(
+					       sw, pa), &pi));
+	wanted = pi.feat.wanted;
+	voff_switch_set_event_cb(sw, record, &ev);
+	run(sw);
+	CHECK(failed(sw, pa, NULL));
+	ev.n = 0;
+
+	/* Its file gone: the attempt at 1 s fails and changes nothing. */
+	CHECK_OK(unlink(pa));
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + s), 0);
+	CHECK_EQ(ev.n, 1);
+	CHECK_EQ(ev.ev[0].type, VOFF_SWITCH_EV_PORT_RETRY);
+	CHECK_EQ(ev.ev[0].err, -ENOENT);
+	CHECK_EQ(retries(sw, pa), 1);
+	snprintf(msg, sizeof(msg), "added at run time: port '%s': %s", pa,
+		 voff_strerror(-ENOENT));
+	CHECK_STR_EQ(voff_switch_conf_error(conf), msg);
+
+	/* A switch that may not open ports: refused, named alike. */
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, VOFF_SWITCH_CTL_DENY_ADD,
+					t0 + 3 * s), 0);
+	CHECK_EQ(ev.ev[1].err, -EPERM);
+	snprintf(msg, sizeof(msg), "added at run time: port '%s': cannot "
+		 "open it: this switch dropped the privileges to open ports",
+		 pa);
+	CHECK_STR_EQ(voff_switch_conf_error(conf), msg);
+	CHECK_EQ(retries(sw, pa), 2);
+
+	/* Back: re-opened as it ran, its MAC entry with it. */
+	pcap_cut("ad.pcap", SIZE_MAX);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 7 * s), 1);
+	CHECK_EQ(ev.ev[ev.n - 1].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	CHECK(!failed(sw, pa, NULL));
+	CHECK_EQ(retries(sw, pa), 3);
+	CHECK_EQ(get(sw, pa, "rx_budget"), 16);
+	CHECK_EQ(get(sw, pa, "port_retry"), 5);
+	id = voff_switch_find(sw, pa);
+	CHECK_OK(voff_switch_port_info(sw, (unsigned int)id, &pi));
+	CHECK_EQ(pi.feat.wanted, wanted);
+	CHECK_EQ(pi.feat.wanted & VOFF_F_TSO, 0);
+	snprintf(msg, sizeof(msg), "pcap:%s", pa);
+	CHECK_STR_EQ(pi.spec, msg);
+	{
+		struct voff_switch_fdb_entry e[2];
+
+		CHECK_EQ(voff_switch_fdb(sw, e, 2), 1);
+		CHECK(e[0].is_static);
+		CHECK_EQ(e[0].port, (unsigned int)id);
+	}
+
+	/* Failed again, then deleted: nothing left to try. */
+	voff__switch_fail(sw, (unsigned int)id, -EIO);
+	CHECK(failed(sw, pa, NULL));
+	snprintf(req, sizeof(req), "ports del %s", pa);
+	CHECK_OK(ctl(sw, req));
+	ev.n = 0;
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3600 * s), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 7200 * s), 0);
+	CHECK_EQ(ev.n, 0);
+	CHECK_EQ(voff_switch_find(sw, pa), -ENOENT);
+	voff_switch_conf_free(conf);
+	voff_switch_free(sw);
+}
+
 static void t_spec_format(void)
 {
 	struct voff_port_spec s;
@@ -1128,4 +1229,5 @@ CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_vxlan_name), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),
 	   CHECK_TEST(t_retry_schedule), CHECK_TEST(t_retry_reopen),
 	   CHECK_TEST(t_retry_release), CHECK_TEST(t_retry_release_vhost),
+	   CHECK_TEST(t_retry_added),
 	   CHECK_TEST(t_spec_format), CHECK_TEST(t_limit_default))
