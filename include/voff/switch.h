@@ -91,8 +91,9 @@ struct voff_switch;
  */
 #define VOFF_SWITCH_RX_BACKOFF_NS (8ull * 1000000ull)
 /*
- * Default port_retry: a failed port of a configuration is tried again at
- * waits doubling from 1 s up to a minute (voff_switch_conf_retry()).
+ * Default port_retry: a failed port of a configuration, or one added at
+ * run time, is tried again at waits doubling from 1 s up to a minute
+ * (voff_switch_conf_retry()).
  */
 #define VOFF_SWITCH_PORT_RETRY_S 60
 /* Default MAC aging time (the bridge's ageing_time: 300 s). */
@@ -203,8 +204,11 @@ struct voff_switch_stats {
  * @rx_backoff_ns: the longest the port is held unread while its reads are
  *		mostly malformed (0: never)
  * @failed:	receiving failed (the device went away): the port is no
- *		longer polled; remove it with voff_switch_del(), or re-open
- *		it (voff_switch_conf_apply(), voff_switch_conf_retry())
+ *		longer polled; a VXLAN or vhost-user port gave up what a
+ *		re-open needs (its sockets), and frames for it count as its
+ *		transmit drops (ENODEV); remove it with
+ *		voff_switch_del(), or re-open it (voff_switch_conf_apply(),
+ *		voff_switch_conf_retry())
  * @port_retry:	its port_retry setting: the longest wait, in seconds,
  *		between two attempts of voff_switch_conf_retry() to re-open
  *		it once it failed (0: never)
@@ -1109,8 +1113,8 @@ struct voff_switch_conf_result {
  * A failed port (struct voff_switch_port_info.failed) the configuration
  * declares is re-opened (VOFF_SWITCH_EV_PORT_RECOVERED): its device is
  * opened again first, and when that fails, after the failed port is
- * closed (a device may need what the old one holds: a UDP port); a port
- * that does not open then is gone, and the failure stops there.
+ * closed; a port that does not open then is gone, and the failure stops
+ * there.
  *
  * Return: 0, or a negative errno with voff_switch_conf_error() naming
  * the line and the reason.  A refusal of the first step changes nothing;
@@ -1133,19 +1137,25 @@ int voff_switch_conf_apply(struct voff_switch *sw,
  *
  * Call it about once a second, between steps (never per frame: an
  * attempt opens a device).  A failed port (struct
- * voff_switch_port_info.failed) that @conf declares, by name, and whose
- * port_retry setting is not 0 gets its first attempt 1 s after the first
- * call that sees it failed, then at waits that double, up to port_retry
- * seconds.  An attempt re-opens the port as voff_switch_conf_apply()
- * does (VOFF_SWITCH_EV_PORT_REMOVED, _ADDED, _RECOVERED, then @conf's
- * static MAC entries of it), except that the device is opened before
- * the failed port is closed: an attempt that fails leaves the failed
- * port as it was, counts it (struct voff_switch_stats.retries) and
- * reports VOFF_SWITCH_EV_PORT_RETRY with the reason (a device that needs
- * what the failed one holds, a VXLAN port's UDP port, fails so until a
- * reload re-opens it).  Ports @conf does not declare (added by a control
- * request) are left failed.  voff_switch_conf_error() names the last
- * attempt that failed.
+ * voff_switch_port_info.failed) whose port_retry setting is not 0 gets
+ * its first attempt 1 s after the first call that sees it failed, then
+ * at waits that double, up to port_retry seconds, when @conf declares it
+ * (by name) or it was added from a spec (`ports add` at run time,
+ * voff_switch_add_spec()).  An attempt re-opens the port as
+ * voff_switch_conf_apply() does (VOFF_SWITCH_EV_PORT_REMOVED, _ADDED,
+ * _RECOVERED, then its static MAC entries), a declared port from @conf's
+ * spec, settings, features and entries, one added at run time from its
+ * own spec with the settings, features and static entries it had, as
+ * voff_switch_conf_write() would write them.  The device is opened
+ * before the failed port is closed: an attempt that fails leaves the
+ * failed port as it was, counts it (struct voff_switch_stats.retries)
+ * and reports VOFF_SWITCH_EV_PORT_RETRY with the reason.  What a new
+ * device needs and the failed port held (a VXLAN port's bound UDP ports,
+ * a vhost-user port's socket path) was given up when the port failed, so
+ * such a port re-opens too.  A port removed (voff_switch_del()) is no
+ * longer tried; one added without a spec (voff_switch_add()) never is.
+ * voff_switch_conf_error() names the last attempt that failed (a port
+ * added at run time as "added at run time").
  *
  * Return: the ports re-opened (>= 0), or -EINVAL.
  */
@@ -1168,7 +1178,7 @@ int voff_switch_conf_retry(struct voff_switch *sw,
  * and written again it gives the same text.  A port added with
  * voff_switch_add() (no spec) is written as a comment.
  *
- * Return: 0, or -EIO when writing to @f failed.
+ * Return: 0, -ENOMEM, or -EIO when writing to @f failed.
  */
 int voff_switch_conf_write(const struct voff_switch *sw, FILE *f);
 

@@ -159,6 +159,18 @@ err_pb:
 	return err;
 }
 
+int voff__port_release(struct voff_port *port)
+{
+	int err;
+
+	if (port->released || !port->ops->release)
+		return 0;
+	err = port->ops->release(port);
+	if (!err)
+		port->released = true;
+	return err;
+}
+
 void voff_port_close(struct voff_port *port)
 {
 	if (!port)
@@ -212,6 +224,8 @@ void voff_port_info(const struct voff_port *port, struct voff_port_info *out)
 
 int voff_port_fd(const struct voff_port *port)
 {
+	if (port->released)
+		return -1;
 	return port->ops->wait_fd ? port->ops->wait_fd(port) : port->fd;
 }
 
@@ -351,6 +365,8 @@ void voff_port_egress(const struct voff_port *port,
 int voff_port_rx(struct voff_port *port, struct voff_pool *pool,
 		 struct voff_batch *b)
 {
+	if (port->released)
+		return -ENODEV;
 	if (!voff_batch_space(b))
 		return 0;
 	return port->ops->rx(port, pool, b);
@@ -588,7 +604,10 @@ int voff__port_tx_send(struct voff_port *port, struct voff_batch *b)
 		res[i] = 0;
 	}
 	b->n = 0;
-	err = n ? port->ops->tx(port, b->pkts, n, res) : 0;
+	if (port->released)
+		err = n ? -ENODEV : 0;
+	else
+		err = n ? port->ops->tx(port, b->pkts, n, res) : 0;
 	for (unsigned int i = 0; i < n; i++) {
 		if (err && !res[i])
 			res[i] = err;

@@ -58,6 +58,16 @@ struct voff_port;
  * @rx_ready:	frames the kernel already read for the port wait in
  *		memory (a TAP's multishot ring), told without a system
  *		call; false when none or unknown (NULL: never known)
+ * @release:	give up, once the port has failed, what a new port opened
+ *		from the same configuration needs and this one still holds
+ *		(a socket bound to its address and port, a listening
+ *		socket's path), keeping everything else: counters, tables,
+ *		remotes, what info and stats report.  The front end calls it
+ *		until it succeeds (voff__port_release()), then calls neither
+ *		rx nor tx nor wait_fd again; close still follows.
+ *		Return: 0, or -errno with what it could not give up still
+ *		held, tried again by the next call (NULL: the backend holds
+ *		nothing a re-open needs)
  * @keeps_sent:	the backend keeps the packets it sent (memory rings)
  */
 struct voff_port_ops {
@@ -74,6 +84,7 @@ struct voff_port_ops {
 	void (*egress)(const struct voff_port *port, struct voff_feat_dev *dev,
 		       struct voff_limits *lim);
 	bool (*rx_ready)(const struct voff_port *port);
+	int (*release)(struct voff_port *port);
 	bool keeps_sent;
 };
 
@@ -112,6 +123,9 @@ static inline unsigned int port_codec_off(unsigned int hdr_len)
  *		at slot i as it is in the batch
  * @gen:	bumped whenever @info changes after open (a vhost-user guest
  *		negotiated): the switch reads the port's egress again
+ * @released:	its backend released what a re-open needs
+ *		(voff__port_release()): no descriptor to wait on, receive
+ *		and transmit fail with -ENODEV
  * @priv:	backend state (allocated by open, freed by close)
  */
 /**
@@ -142,6 +156,7 @@ struct voff_port {
 	struct voff_parsed *rx_parsed;
 	uint64_t rx_parsed_ok;
 	uint32_t gen;
+	bool released;
 	void *priv;
 };
 
@@ -172,6 +187,27 @@ bool voff__vxlan_verify(const uint8_t *f, uint32_t len);
  * may carry, as feat.h features (SG and HIGHDMA alone for 0)
  */
 uint64_t voff__port_egress_features(unsigned int off);
+
+/**
+ * voff__port_release() - let a failed port's configuration be opened again
+ * @port:	a port that failed (its receive returned an error that is not
+ *		EAGAIN, ENOBUFS or EINTR), or that its user gives up on
+ *
+ * Has the backend give up what a new port opened from the same
+ * configuration would need and @port still holds (struct
+ * voff_port_ops.release): a VXLAN port's sockets bound to its local
+ * address and ports, a vhost-user port's listening socket and its path.
+ * The port keeps its name, info, counters and tables, readable as before,
+ * until voff_port_close(); from then on voff_port_fd() is -1 and receive
+ * and transmit fail with -ENODEV (frames given to transmit are counted as
+ * dropped for that reason).  A second call, or one for a backend that
+ * holds nothing a re-open needs, does nothing.
+ *
+ * Return: 0, or the backend's -errno: what it could not give up is still
+ * held (the next call tries again), and receive and transmit still call
+ * the backend.
+ */
+int voff__port_release(struct voff_port *port);
 
 /** voff__port_count_drop() - count one dropped frame in @dir for @err */
 void voff__port_count_drop(struct voff_port *port, enum voff_port_dir dir,

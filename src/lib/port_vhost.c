@@ -737,19 +737,43 @@ err_free:
 	return err;
 }
 
-static void vhost_close(struct voff_port *port)
+/* Stop listening, and remove the socket we made, not one put there since. */
+static void unlisten(struct vhost *v)
 {
-	struct vhost *v = port->priv;
 	struct stat st;
 
-	voff__vhost_dev_close(&v->dev);
+	if (v->listen_fd < 0)
+		return;
 	close(v->listen_fd);
-	/* Remove the socket we made, not one someone put there since. */
+	v->listen_fd = -1;
 	if (lstat(v->path, &st) == 0 && st.st_dev == v->sock_dev &&
 	    st.st_ino == v->sock_ino)
 		unlink(v->path);
+}
+
+static void vhost_close(struct voff_port *port)
+{
+	struct vhost *v = port->priv;
+
+	voff__vhost_dev_close(&v->dev);
+	unlisten(v);
 	close(port->fd);
 	free(v);
+}
+
+/*
+ * Release (port_int.h): a new port on the same path listens there, which
+ * a socket still listening would refuse (EADDRINUSE); the guest goes with
+ * it, as on a disconnect.  The counters stay.
+ */
+static int vhost_release(struct voff_port *port)
+{
+	struct vhost *v = port->priv;
+
+	if (v->dev.fd >= 0)
+		disconnect(port, -ECONNRESET);
+	unlisten(v);
+	return 0;
 }
 
 int voff_port_vhost_stats(const struct voff_port *port,
@@ -778,4 +802,5 @@ const struct voff_port_ops voff__port_vhost_ops = {
 	.close = vhost_close,
 	.rx = vhost_rx,
 	.tx = vhost_tx,
+	.release = vhost_release,
 };

@@ -542,6 +542,39 @@ static void vx_close(struct voff_port *port)
 }
 
 /*
+ * Unbind socket @fd: an unbound datagram socket takes its descriptor in
+ * place (the bound one closes, its address and port free), so whatever
+ * holds @fd (a struct voff_udp with its counters) stays as it is.
+ */
+static int unbind(int fd, int family)
+{
+	int s = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (s < 0)
+		return -errno;
+	if (dup2(s, fd) < 0 || ioctl(fd, FIOCLEX) < 0)
+		err = -errno;
+	close(s);
+	return err;
+}
+
+/*
+ * Release (port_int.h): a new port on the same local address and ports
+ * binds them, so the receive socket and the send sockets give them up;
+ * the tables, remotes and counters stay.  The route MTU probe is never
+ * bound to the port's address and stays.
+ */
+static int vx_release(struct voff_port *port)
+{
+	struct vx *vx = port->priv;
+	int err = unbind(voff_udp_fd(vx->u), vx->family);
+
+	for (unsigned int i = 0; !err && i < vx->nsrc; i++)
+		err = unbind(voff_udp_fd(vx->src[i]), vx->family);
+	return err;
+}
+
+/*
  * What a send may carry: checksums and TCP/UDP super-packets, which the
  * port segments itself; limits as set by update_limits().
  */
@@ -934,6 +967,7 @@ const struct voff_port_ops voff__port_vxlan_ops = {
 	.rx = vx_rx,
 	.tx = vx_tx,
 	.egress = vx_egress,
+	.release = vx_release,
 };
 
 /* ---- remotes and the table, at run time ------------------------------------ */

@@ -417,6 +417,28 @@ static int watch(struct voff_switch *sw, struct sw_port *p)
 }
 
 /*
+ * Port @p failed: no longer waited on (a hung-up descriptor would spin the
+ * loop) nor polled, and what a re-open of it needs is released
+ * (voff__port_release(): a VXLAN port's bound sockets), so that an attempt
+ * of voff_switch_conf_retry() can open its device while the failed port,
+ * its counters, settings and MAC entries stay until that worked.  A
+ * release that fails is tried again by that attempt.
+ */
+static int fail(struct voff_switch *sw, struct sw_port *p)
+{
+	int err;
+
+	if (!p->failed && p->fd >= 0)
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+	p->failed = true;
+	err = voff__port_release(p->port);
+	/* Its descriptor may be closed now: never named to epoll again. */
+	if (!err)
+		p->fd = -1;
+	return err;
+}
+
+/*
  * A port's descriptor may change after a receive (a TAP whose multishot
  * read the kernel refused goes back to its device's): wait on the new one.
  * The old one is closed already, which took it out of the epoll set.
@@ -430,7 +452,7 @@ static void rewatch(struct voff_switch *sw, struct sw_port *p)
 	epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
 	p->fd = fd;
 	if (fd >= 0 && watch(sw, p))
-		p->failed = true;
+		fail(sw, p);
 }
 
 int voff__switch_add(struct voff_switch *sw, struct voff_port *port,
@@ -956,14 +978,8 @@ static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 	if (p->port->gen != p->egress_gen)
 		egress_refresh(sw, p);
 	if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
-		/*
-		 * The device went away: stop waiting on it, or a hung-up
-		 * descriptor would spin the loop.
-		 */
-		p->failed = true;
-		if (p->fd >= 0)
-			epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->fd, NULL);
-		port_event(sw, id, VOFF_SWITCH_EV_PORT_FAILED, n);
+		/* The device went away. */
+		voff__switch_fail(sw, id, n);
 	} else if (p->fd >= 0) {
 		rewatch(sw, p);
 	}
@@ -1297,6 +1313,23 @@ uint64_t voff__retry_next(uint64_t max_ns, uint64_t cur_ns)
 
 	/* Doubling from 1 s cannot wrap before the cap (an hour) stops it. */
 	return next < max_ns ? next : max_ns;
+}
+
+void voff__switch_fail(struct voff_switch *sw, unsigned int id, int err)
+{
+	struct sw_port *p = get(sw, id);
+
+	if (!p || p->failed)
+		return;
+	fail(sw, p);
+	port_event(sw, id, VOFF_SWITCH_EV_PORT_FAILED, err);
+}
+
+int voff__switch_release(struct voff_switch *sw, unsigned int id)
+{
+	struct sw_port *p = get(sw, id);
+
+	return p && p->failed ? fail(sw, p) : -ENOENT;
 }
 
 bool voff__switch_retry_due(struct voff_switch *sw, unsigned int id,

@@ -166,11 +166,19 @@ static void conf_copy(struct voff_switch_conf *to,
 		spec_copy(&to->port[i].spec, &from->port[i].spec);
 }
 
+/*
+ * struct conf_port.src of a port no configuration declares, added at run
+ * time (by `ports add`): its spec and settings are the running port's.
+ */
+#define SRC_RUN_TIME MAX_SOURCES
+
 /* "WHERE:LINE" of declared port @p. */
 static void port_where(const struct voff_switch_conf *c,
 		       const struct conf_port *p, char *buf, size_t len)
 {
-	if (p->line)
+	if (p->src == SRC_RUN_TIME)
+		snprintf(buf, len, "added at run time");
+	else if (p->line)
 		snprintf(buf, len, "%s:%u", c->src[p->src], p->line);
 	else
 		snprintf(buf, len, "%s", c->src[p->src]);
@@ -665,11 +673,14 @@ static int replace(struct voff_switch *sw, struct voff_switch_conf *c,
 /*
  * Re-open failed port @id as @p says, the one way a reload and the
  * retries do it: its device is opened first and the failed port closed
- * once that worked, so an attempt that fails changes nothing.  @retry:
- * an attempt of voff_switch_conf_retry(), counted; a reload instead
- * closes the failed port when the open fails and opens it again (a
- * device may need what the old one holds, a UDP port), the port then
- * gone if that fails too, as the reload asked.
+ * once that worked, so an attempt that fails changes nothing of the
+ * port's record (its settings, counters, features, MAC entries).  What
+ * the new device needs and the failed one held (a VXLAN port's bound UDP
+ * ports, a vhost-user port's socket path) was released when it failed
+ * (voff__switch_fail()); a release that failed then is tried again
+ * first.  @retry: an attempt of voff_switch_conf_retry(), counted; a
+ * reload instead closes the failed port when the open fails and opens it
+ * again, the port then gone if that fails too, as the reload asked.
  */
 static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
 		   const struct conf_port *p, unsigned int id, bool retry)
@@ -680,7 +691,9 @@ static int recover(struct voff_switch *sw, struct voff_switch_conf *c,
 	int err, nid;
 
 	voff_switch_stats(sw, id, &st);
-	err = voff_port_open(&port, &p->spec.cfg);
+	err = voff__switch_release(sw, id);
+	if (!err)
+		err = voff_port_open(&port, &p->spec.cfg);
 	if (err && retry)
 		return conf_fail(c, p, err, "%s", voff_strerror(err));
 	voff__switch_reopening(sw, true);
@@ -778,50 +791,137 @@ int voff_switch_conf_apply(struct voff_switch *sw,
 	return err;
 }
 
+/*
+ * One due attempt at failed port @id as @p says: refused with -EPERM on a
+ * switch that may not open ports; a failure is counted and reported.
+ * Return: 0 when it re-opened the port, else the reason.
+ */
+static int attempt(struct voff_switch *sw, struct voff_switch_conf *c,
+		   const struct conf_port *p, unsigned int id,
+		   unsigned int deny, uint64_t now_ns)
+{
+	int err;
+
+	if (deny & VOFF_SWITCH_CTL_DENY_ADD)
+		err = conf_fail(c, p, -EPERM, "cannot open it: this switch "
+				"dropped the privileges to open ports");
+	else
+		err = recover(sw, c, p, id, true);
+	if (err)
+		voff__switch_retry_failed(sw, id, err, now_ns);
+	return err;
+}
+
+static int snapshot(const struct voff_switch *sw,
+		    const struct voff_switch_port_info *pi,
+		    struct conf_port *out);
+
+/*
+ * The static MAC entries of port @id, in a new array (free() it) of
+ * *@n; NULL when there are none or no memory.
+ */
+static struct voff_switch_fdb_entry *
+static_entries(const struct voff_switch *sw, unsigned int id,
+	       unsigned int *n)
+{
+	unsigned int cap = voff_switch_fdb(sw, NULL, 0), got, k = 0;
+	struct voff_switch_fdb_entry *e;
+
+	*n = 0;
+	e = cap ? calloc(cap, sizeof(*e)) : NULL;
+	if (!e)
+		return NULL;
+	got = voff_switch_fdb(sw, e, cap);
+	for (unsigned int i = 0; i < got && i < cap; i++)
+		if (e[i].is_static && e[i].port == id)
+			e[k++] = e[i];
+	*n = k;
+	return e;
+}
+
+/*
+ * A due attempt at failed port @pi, which no configuration declares (a
+ * `ports add` at run time): re-opened from its spec with the settings,
+ * features and static MAC entries it has, as `save` would write it.
+ */
+static int retry_added(struct voff_switch *sw, struct voff_switch_conf *c,
+		       const struct voff_switch_port_info *pi,
+		       unsigned int deny, uint64_t now_ns)
+{
+	struct conf_port *p = malloc(sizeof(*p));
+	struct voff_switch_fdb_entry *e = NULL;
+	unsigned int n = 0;
+	int err = p ? snapshot(sw, pi, p) : -ENOMEM;
+
+	if (err) {
+		voff__switch_retry_failed(sw, pi->id, err, now_ns);
+		free(p);
+		return err;
+	}
+	e = static_entries(sw, pi->id, &n);
+	err = attempt(sw, c, p, pi->id, deny, now_ns);
+	for (unsigned int i = 0; !err && i < n; i++)
+		voff_switch_fdb_add(sw, e[i].mac,
+				    (unsigned int)voff_switch_find(
+					    sw, p->spec.cfg.name),
+				    e[i].remote.sa.sa_family ? &e[i].remote :
+							       NULL);
+	free(e);
+	free(p);
+	return err;
+}
+
 int voff_switch_conf_retry(struct voff_switch *sw,
 			   struct voff_switch_conf *c, unsigned int deny,
 			   uint64_t now_ns)
 {
+	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
 	int recovered = 0;
 
 	if (!sw || !c)
 		return -EINVAL;
 	for (unsigned int i = 0; i < c->n; i++) {
 		const struct conf_port *p = &c->port[i];
-		int id = voff_switch_find(sw, p->spec.cfg.name), err;
+		int id = voff_switch_find(sw, p->spec.cfg.name);
 
 		if (id < 0 || !voff__switch_retry_due(sw, (unsigned int)id,
-						      now_ns))
+						      now_ns) ||
+		    attempt(sw, c, p, (unsigned int)id, deny, now_ns))
 			continue;
-		if (deny & VOFF_SWITCH_CTL_DENY_ADD)
-			err = conf_fail(c, p, -EPERM, "cannot open it: this "
-					"switch dropped the privileges to "
-					"open ports");
-		else
-			err = recover(sw, c, p, (unsigned int)id, true);
-		if (err) {
-			voff__switch_retry_failed(sw, (unsigned int)id, err,
-						  now_ns);
-			continue;
-		}
 		recovered++;
 		/* Its static MAC entries went with the failed port. */
 		apply_fdb(sw, c, (int)i);
+	}
+	/* Those added at run time, from a spec, are retried alike. */
+	n = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
+	for (unsigned int i = 0; i < n && i < VOFF_SWITCH_MAX_PORTS; i++) {
+		struct voff_switch_port_info pi;
+
+		if (voff_switch_port_info(sw, ids[i], &pi) || !pi.failed ||
+		    !*pi.spec || find(c, pi.name) >= 0 ||
+		    !voff__switch_retry_due(sw, ids[i], now_ns))
+			continue;
+		recovered += !retry_added(sw, c, &pi, deny, now_ns);
 	}
 	return recovered;
 }
 
 /* ---- writing back -------------------------------------------------------- */
 
-/* "limits NAME S V ..." with the settings not at their default. */
-static void write_limits(const struct voff_switch *sw,
-			 const struct voff_switch_port_info *pi, FILE *f)
+/*
+ * The run-time settings of port @pi not at their default into @p's
+ * spec (given, value), and the features it wants unlike a new port into
+ * @p's feat_mask and feat_on (gro is the setting).
+ */
+static void port_state(const struct voff_switch *sw,
+		       const struct voff_switch_port_info *pi,
+		       struct conf_port *p)
 {
 	const struct voff_switch_setting *set;
-	bool any = false;
+	uint64_t diff = (pi->feat.wanted ^ voff__switch_default_wanted()) &
+			pi->feat.hw & ~VOFF_F_GRO;
 
 	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
-		char val[32];
 		uint64_t v;
 
 		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
@@ -829,9 +929,61 @@ static void write_limits(const struct voff_switch *sw,
 		    voff_switch_get(sw, pi->id, set->name, &v) ||
 		    v == voff__switch_setting_def(sw, pi->id, set))
 			continue;
-		voff_switch_setting_format(set, v, val, sizeof(val));
+		p->spec.given |= 1u << i;
+		p->spec.value[i] = v;
+	}
+	p->feat_mask = diff;
+	p->feat_on = pi->feat.wanted & diff;
+}
+
+/*
+ * Running port @pi as a configuration would declare it, what `save`
+ * writes: its spec, with a VXLAN port's remotes as they are now (which
+ * `remotes add|del` may have changed since it was opened), and its state
+ * (port_state()).  Return: 0, or -EINVAL when it has no spec that parses
+ * (@out then holds its state alone).
+ */
+static int snapshot(const struct voff_switch *sw,
+		    const struct voff_switch_port_info *pi,
+		    struct conf_port *out)
+{
+	struct voff_port_spec *s = &out->spec;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->src = SRC_RUN_TIME;
+	err = *pi->spec ? voff_port_spec_parse(s, pi->spec) : -EINVAL;
+	if (err) {
+		memset(s, 0, sizeof(*s));
+	} else if (pi->info.kind == VOFF_PORT_VXLAN) {
+		unsigned int n = voff_port_vxlan_remotes(
+			voff_switch_port(sw, pi->id), s->vxlan.remote,
+			VOFF_VXLAN_REMOTES_MAX);
+
+		s->vxlan.n_remote = n < VOFF_VXLAN_REMOTES_MAX ?
+					    n : VOFF_VXLAN_REMOTES_MAX;
+	}
+	port_state(sw, pi, out);
+	return err ? -EINVAL : 0;
+}
+
+/* "limits NAME S V ..." with the run-time settings @p gives. */
+static void write_limits(const struct conf_port *p, const char *name,
+			 FILE *f)
+{
+	const struct voff_switch_setting *set;
+	bool any = false;
+
+	for (unsigned int i = 0; (set = voff_switch_setting_at(i)); i++) {
+		char val[32];
+
+		if (!(set->flags & VOFF_SWITCH_SETTING_F_RUNTIME) ||
+		    !(p->spec.given & (1u << i)))
+			continue;
+		voff_switch_setting_format(set, p->spec.value[i], val,
+					   sizeof(val));
 		if (!any)
-			fprintf(f, "limits %s", pi->name);
+			fprintf(f, "limits %s", name);
 		fprintf(f, " %s %s", set->name, val);
 		any = true;
 	}
@@ -839,11 +991,11 @@ static void write_limits(const struct voff_switch *sw,
 		fputc('\n', f);
 }
 
-/* "features NAME F on|off ..." with the wanted state not the default's. */
-static void write_features(const struct voff_switch_port_info *pi, FILE *f)
+/* "features NAME F on|off ..." with the features @p names. */
+static void write_features(const struct conf_port *p, const char *name,
+			   FILE *f)
 {
-	uint64_t diff = (pi->feat.wanted ^ voff__switch_default_wanted()) &
-			pi->feat.hw & ~VOFF_F_GRO;
+	uint64_t diff = p->feat_mask;
 	unsigned int pairs = 0;
 
 	for (int id = 0; id < VOFF_FEAT__COUNT && diff; id++) {
@@ -852,10 +1004,9 @@ static void write_features(const struct voff_switch_port_info *pi, FILE *f)
 		if (!(diff & bit))
 			continue;
 		if (pairs % FEATURE_PAIRS == 0)
-			fprintf(f, "%sfeatures %s", pairs ? "\n" : "",
-				pi->name);
+			fprintf(f, "%sfeatures %s", pairs ? "\n" : "", name);
 		fprintf(f, " %s %s", voff_feat_name((enum voff_feat_id)id),
-			pi->feat.wanted & bit ? "on" : "off");
+			p->feat_on & bit ? "on" : "off");
 		pairs++;
 		diff &= ~bit;
 	}
@@ -864,26 +1015,17 @@ static void write_features(const struct voff_switch_port_info *pi, FILE *f)
 }
 
 /*
- * "ports add SPEC" with a VXLAN port's remotes as they are now, which
- * `remotes add|del` may have changed since it was opened.
+ * "ports add SPEC", a VXLAN port's with its remotes as they are now
+ * (snapshot() @p of it, @ok when that worked); any other port's as it
+ * was opened.
  */
-static void write_port(const struct voff_switch *sw,
-		       const struct voff_switch_port_info *pi, FILE *f)
+static void write_port(const struct voff_switch_port_info *pi,
+		       const struct conf_port *p, bool ok, FILE *f)
 {
-	struct voff_port_spec s;
 	char text[VOFF_PORT_SPEC_MAX + 1];
-	unsigned int n;
 
-	if (pi->info.kind != VOFF_PORT_VXLAN ||
-	    voff_port_spec_parse(&s, pi->spec)) {
-		fprintf(f, "ports add %s\n", pi->spec);
-		return;
-	}
-	n = voff_port_vxlan_remotes(voff_switch_port(sw, pi->id),
-				    s.vxlan.remote, VOFF_VXLAN_REMOTES_MAX);
-	s.vxlan.n_remote = n < VOFF_VXLAN_REMOTES_MAX ? n :
-							VOFF_VXLAN_REMOTES_MAX;
-	if (voff_port_spec_format(&s, false, text, sizeof(text)) < 0)
+	if (pi->info.kind != VOFF_PORT_VXLAN || !ok ||
+	    voff_port_spec_format(&p->spec, false, text, sizeof(text)) < 0)
 		fprintf(f, "ports add %s\n", pi->spec);
 	else
 		fprintf(f, "ports add %s\n", text);
@@ -927,12 +1069,17 @@ static void write_fdb(const struct voff_switch *sw, FILE *f)
 int voff_switch_conf_write(const struct voff_switch *sw, FILE *f)
 {
 	unsigned int ids[VOFF_SWITCH_MAX_PORTS], n;
+	struct conf_port *p;
 
 	if (!sw || !f)
 		return -EINVAL;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
 	n = voff_switch_ports(sw, ids, VOFF_SWITCH_MAX_PORTS);
 	for (unsigned int i = 0; i < n && i < VOFF_SWITCH_MAX_PORTS; i++) {
 		struct voff_switch_port_info pi;
+		bool ok;
 
 		if (voff_switch_port_info(sw, ids[i], &pi))
 			continue;
@@ -941,10 +1088,12 @@ int voff_switch_conf_write(const struct voff_switch *sw, FILE *f)
 				pi.name);
 			continue;
 		}
-		write_port(sw, &pi, f);
-		write_limits(sw, &pi, f);
-		write_features(&pi, f);
+		ok = !snapshot(sw, &pi, p);
+		write_port(&pi, p, ok, f);
+		write_limits(p, pi.name, f);
+		write_features(p, pi.name, f);
 	}
+	free(p);
 	write_fdb(sw, f);
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }

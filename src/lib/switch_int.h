@@ -187,6 +187,21 @@ void voff__switch_emit(struct voff_switch *sw, struct voff_switch_event *ev);
 uint64_t voff__retry_next(uint64_t max_ns, uint64_t cur_ns);
 
 /*
+ * Port @id failed with @err (its receive said so): it is no longer
+ * polled, what a re-open needs is released (voff__port_release(): a
+ * VXLAN port's bound sockets), and VOFF_SWITCH_EV_PORT_FAILED is
+ * reported.  Its record (name, spec, settings, features, counters, MAC
+ * entries) stays until it is removed or re-opened.
+ */
+void voff__switch_fail(struct voff_switch *sw, unsigned int id, int err);
+
+/*
+ * Release failed port @id (voff__port_release()) if that has not worked
+ * yet; Return: 0, -ENOENT, or the backend's -errno (still held).
+ */
+int voff__switch_release(struct voff_switch *sw, unsigned int id);
+
+/*
  * Is an attempt to re-open port @id due at @now_ns?  False for a port
  * that has not failed or whose port_retry is 0.  The first call that
  * sees the port failed starts its schedule at @now_ns (first attempt a

@@ -76,7 +76,8 @@ struct alarm {
  * @nspecs:	how many
  * @config:	the --config file, NULL for none
  * @conf:	the configuration last read (--port and --config): the
- *		failed ports it declares are re-opened (tick())
+ *		failed ports it declares, and those added at run time, are
+ *		re-opened (tick())
  * @alarm_pct:	drop-rate threshold in whole percent, 0: no alarms
  * @window:	ticks per drop-rate window
  * @ticks:	ticks since the window started
@@ -290,13 +291,21 @@ static void log_propagated(const struct voff_switch_event *ev)
 			  ev->new_size, ev->new_segs, voff_strerror(ev->err));
 }
 
-/* Is port @name one of the configuration's (re-opened when it failed)? */
-static bool declared(const struct svc *v, const char *name)
+/*
+ * Is port @pi re-opened when it failed: one of the configuration's, or
+ * one added at run time from a spec (voff_switch_conf_retry())?
+ */
+static bool retried(const struct svc *v,
+		    const struct voff_switch_port_info *pi)
 {
 	const struct voff_port_spec *s;
 
+	if (!v->conf || !pi->port_retry)
+		return false;
+	if (*pi->spec)
+		return true;
 	for (unsigned int i = 0; (s = voff_switch_conf_port(v->conf, i)); i++)
-		if (!strcmp(s->cfg.name, name))
+		if (!strcmp(s->cfg.name, pi->name))
 			return true;
 	return false;
 }
@@ -308,7 +317,7 @@ static void log_failed(struct svc *v, const struct voff_switch_event *ev)
 
 	v->retry_err[ev->port] = 0;
 	voff_switch_port_info(v->sw, ev->port, &pi);
-	if (declared(v, n) && pi.port_retry)
+	if (retried(v, &pi))
 		log_event(LOG_LVL_ERROR, "port_failed", n, NULL,
 			  "port %s failed: %s; no longer polled, re-opened "
 			  "when it opens again (tried after 1 s, then at "

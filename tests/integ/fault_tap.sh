@@ -33,8 +33,10 @@ sw_start --port "tap:va@$A" --port "tap:vb@$B"
 # What the switch holds without the ports that will die (a TAP port may
 # hold more than one descriptor: its device, an io_uring).
 fd_two=$(sw_fds)
-if ! vctl ports add "tap:vc@$C" >/dev/null ||
-   ! vctl ports add "tap:vd@$D" >/dev/null; then
+# port_retry=0: they stay failed (ports added at run time are re-opened
+# by themselves otherwise, and vc's TAP would be created again).
+if ! vctl ports add "tap:vc@$C,port_retry=0" >/dev/null ||
+   ! vctl ports add "tap:vd@$D,port_retry=0" >/dev/null; then
 	bad "ports add"
 	exit 1
 fi

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <voff/err.h>
 #include <voff/feat.h>
 #include <voff/port.h>
 #include <voff/switch.h>
@@ -813,9 +815,9 @@ static bool failed(const struct voff_switch *sw, const char *name,
  * A failed port of the configuration re-opened by voff_switch_conf_retry()
  * on its schedule, driven by made-up times: the attempts while its file
  * is gone fail, change nothing and are counted; the one after it is back
- * re-opens it, with its static MAC entry.  A port the configuration does
- * not declare, one with port_retry 0, and a switch that may not open
- * ports are left failed.
+ * re-opens it, with its static MAC entry.  A port opened without a spec,
+ * one with port_retry 0, and a switch that may not open ports are left
+ * failed.
  */
 static void t_retry_reopen(void)
 {
@@ -825,6 +827,8 @@ static void t_retry_reopen(void)
 	struct voff_switch_stats st;
 	struct seen ev = { 0 };
 	char pa[128], pb[128], z[128], text[1024], msg[512];
+	struct voff_port_spec zs;
+	struct voff_port *zp;
 	uint64_t wait;
 
 	snprintf(pa, sizeof(pa), "%s", pcap_broken("ra.pcap"));
@@ -837,8 +841,11 @@ static void t_retry_reopen(void)
 	CHECK_OK(voff_switch_conf_new(&conf));
 	CHECK_OK(conf_text(conf, text, "t.conf"));
 	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	/* Opened by its user, not from a spec: nothing to re-open it from. */
 	snprintf(text, sizeof(text), "pcap:%s", z);
-	CHECK_OK(voff_switch_add_spec(sw, text, NULL));
+	CHECK_OK(voff_port_spec_parse(&zs, text));
+	CHECK_OK(voff_port_open(&zp, &zs.cfg));
+	CHECK_OK(voff_switch_add(sw, zp, z, NULL));
 	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
 	voff_switch_set_event_cb(sw, record, &ev);
 	run(sw);
@@ -906,7 +913,7 @@ static void t_retry_reopen(void)
 				   &st));
 	CHECK_GT(st.port.rx_packets, 0);
 
-	/* port_retry 0, and a port of no configuration: never tried. */
+	/* port_retry 0, and a port of no spec: never tried. */
 	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3600 * s), 0);
 	CHECK_EQ(ev.n, 6);
 	CHECK(failed(sw, pb, &wait) && failed(sw, z, NULL));
@@ -914,6 +921,255 @@ static void t_retry_reopen(void)
 	CHECK_EQ(retries(sw, pb) + retries(sw, z), 0);
 	CHECK_EQ(voff_switch_conf_retry(NULL, conf, 0, 0), -EINVAL);
 	CHECK_EQ(voff_switch_conf_retry(sw, NULL, 0, 0), -EINVAL);
+	voff_switch_conf_free(conf);
+	voff_switch_free(sw);
+}
+
+/* A UDP socket bound to 127.0.0.1:@port, or -errno. */
+static int udp_bound(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err;
+
+	CHECK_GE(fd, 0);
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		return fd;
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Can 127.0.0.1:@port be bound now?  Return: 0 or the bind's -errno. */
+static int udp_free(unsigned int port)
+{
+	int fd = udp_bound(port);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A VXLAN port's new socket binds what the failed port's held: the
+ * failure releases its sockets (the receive one and the srcports= send
+ * ones), so a timed attempt re-opens it, while the failed port keeps its
+ * record (remotes, setting, MAC entry, counters) until that worked.  An
+ * attempt that fails (the address taken by someone else meanwhile)
+ * changes nothing.  Made-up times, as t_retry_reopen().
+ */
+static void t_retry_release(void)
+{
+	static const uint64_t s = 1000000000ull, t0 = 7000 * s;
+	unsigned int p = 30000 + (unsigned int)(getpid() % 2000) * 8 + 5;
+	struct voff_switch_conf *conf;
+	struct voff_switch *sw;
+	struct voff_port *port;
+	struct voff_batch b;
+	struct seen ev = { 0 };
+	char text[1024], want[64];
+	int id, blocker;
+
+	snprintf(text, sizeof(text),
+		 "ports add vxlan:42,local=127.0.0.1:%u,remote=127.0.0.1:%u,"
+		 "srcports=%u-%u\n"
+		 "limits vxlan42 port_retry 30 rx_budget 32\n"
+		 "fdb add 02:00:00:00:00:0c vxlan42 127.0.0.1:%u\n",
+		 p, p - 1, p + 1, p + 2, p - 1);
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	CHECK_OK(voff_switch_conf_new(&conf));
+	CHECK_OK(conf_text(conf, text, "t.conf"));
+	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	CHECK_EQ(udp_free(p), -EADDRINUSE);
+	CHECK_EQ(udp_free(p + 2), -EADDRINUSE);
+	voff_switch_set_event_cb(sw, record, &ev);
+	snprintf(want, sizeof(want), "127.0.0.1:%u", p - 1);
+
+	/* Failed: its address and ports are free, its record stays. */
+	id = voff_switch_find(sw, "vxlan42");
+	voff__switch_fail(sw, (unsigned int)id, -ECONNABORTED);
+	CHECK_EQ(ev.n, 1);
+	CHECK_EQ(ev.ev[0].type, VOFF_SWITCH_EV_PORT_FAILED);
+	CHECK_EQ(ev.ev[0].err, -ECONNABORTED);
+	CHECK(failed(sw, "vxlan42", NULL));
+	CHECK_OK(udp_free(p));
+	CHECK_OK(udp_free(p + 1));
+	CHECK_OK(udp_free(p + 2));
+	port = voff_switch_port(sw, (unsigned int)id);
+	CHECK_EQ(voff_port_fd(port), -1);
+	voff_batch_init(&b);
+	CHECK_EQ(voff_port_rx(port, NULL, &b), -ENODEV);
+	CHECK_STR_EQ(remotes(sw), want);
+	CHECK_EQ(get(sw, "vxlan42", "port_retry"), 30);
+	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
+	/* The release is done: again is nothing. */
+	CHECK_OK(voff__switch_release(sw, (unsigned int)id));
+	CHECK_EQ(voff__switch_release(sw, VOFF_SWITCH_MAX_PORTS), -ENOENT);
+
+	/* Its address taken meanwhile: the attempt fails, nothing changes. */
+	blocker = udp_bound(p);
+	CHECK_GE(blocker, 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + s), 0);
+	CHECK_EQ(ev.n, 2);
+	CHECK_EQ(ev.ev[1].type, VOFF_SWITCH_EV_PORT_RETRY);
+	CHECK_EQ(ev.ev[1].err, -EADDRINUSE);
+	CHECK_EQ(voff_switch_find(sw, "vxlan42"), id);
+	CHECK(failed(sw, "vxlan42", NULL));
+	CHECK_EQ(retries(sw, "vxlan42"), 1);
+	CHECK_STR_EQ(remotes(sw), want);
+	CHECK_EQ(get(sw, "vxlan42", "rx_budget"), 32);
+	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
+	CHECK_OK(udp_free(p + 1));
+
+	/* Free again: the next attempt (2 s later) re-opens it whole. */
+	close(blocker);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3 * s), 1);
+	/* Removed, added, its two settings set again, recovered. */
+	CHECK_EQ(ev.n, 7);
+	CHECK_EQ(ev.ev[2].type, VOFF_SWITCH_EV_PORT_REMOVED);
+	CHECK_EQ(ev.ev[3].type, VOFF_SWITCH_EV_PORT_ADDED);
+	CHECK_EQ(ev.ev[6].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	CHECK(!failed(sw, "vxlan42", NULL));
+	CHECK_EQ(retries(sw, "vxlan42"), 2);
+	CHECK_EQ(udp_free(p), -EADDRINUSE);
+	CHECK_EQ(udp_free(p + 1), -EADDRINUSE);
+	CHECK_STR_EQ(remotes(sw), want);
+	CHECK_EQ(get(sw, "vxlan42", "port_retry"), 30);
+	CHECK_EQ(get(sw, "vxlan42", "rx_budget"), 32);
+	CHECK_EQ(voff_switch_fdb(sw, NULL, 0), 1);
+	CHECK_GE(voff_port_fd(voff_switch_port(
+			 sw, (unsigned int)voff_switch_find(sw, "vxlan42"))),
+		 0);
+	voff_switch_conf_free(conf);
+	voff_switch_free(sw);
+}
+
+/*
+ * A vhost-user port's socket path: listened on by the failed port until
+ * the failure releases it, so the attempt listens there again.
+ */
+static void t_retry_release_vhost(void)
+{
+	static const uint64_t s = 1000000000ull, t0 = 9000 * s;
+	struct voff_switch_conf *conf;
+	struct voff_switch *sw;
+	char path[128], text[256];
+	int id;
+
+	snprintf(path, sizeof(path), "%s/vu.sock", tmpdir());
+	snprintf(text, sizeof(text), "ports add vhost-user:%s\n", path);
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	CHECK_OK(voff_switch_conf_new(&conf));
+	CHECK_OK(conf_text(conf, text, "t.conf"));
+	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	CHECK_OK(access(path, F_OK));
+	id = voff_switch_find(sw, path);
+	voff__switch_fail(sw, (unsigned int)id, -EIO);
+	CHECK_EQ(access(path, F_OK), -1);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + s), 1);
+	CHECK(!failed(sw, path, NULL));
+	CHECK_EQ(retries(sw, path), 1);
+	CHECK_OK(access(path, F_OK));
+	voff_switch_conf_free(conf);
+	voff_switch_free(sw);
+	CHECK_EQ(access(path, F_OK), -1);
+}
+
+/*
+ * A port added at run time (`ports add`, declared by no configuration)
+ * is retried as a declared one: re-opened from its spec with the
+ * settings, features and static MAC entries it had at run time; a
+ * refused attempt names it; `ports del` ends its attempts.
+ */
+static void t_retry_added(void)
+{
+	static const uint64_t s = 1000000000ull, t0 = 11000 * s;
+	struct voff_switch_port_info pi;
+	struct voff_switch_conf *conf;
+	struct voff_switch *sw;
+	struct seen ev = { 0 };
+	char pa[128], req[256], msg[512];
+	uint64_t wanted;
+	int id;
+
+	snprintf(pa, sizeof(pa), "%s", pcap_broken("ad.pcap"));
+	CHECK_OK(voff_switch_new(&sw, NULL));
+	CHECK_OK(voff_switch_conf_new(&conf));
+	CHECK_OK(voff_switch_conf_apply(sw, conf, 0, NULL));
+	snprintf(req, sizeof(req), "ports add pcap:%s", pa);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "limits %s rx_budget 16 port_retry 5", pa);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "features %s tso off", pa);
+	CHECK_OK(ctl(sw, req));
+	snprintf(req, sizeof(req), "fdb add 02:00:00:00:00:0d %s", pa);
+	CHECK_OK(ctl(sw, req));
+	CHECK_OK(voff_switch_port_info(sw, (unsigned int)voff_switch_find(
+					       sw, pa), &pi));
+	wanted = pi.feat.wanted;
+	voff_switch_set_event_cb(sw, record, &ev);
+	run(sw);
+	CHECK(failed(sw, pa, NULL));
+	ev.n = 0;
+
+	/* Its file gone: the attempt at 1 s fails and changes nothing. */
+	CHECK_OK(unlink(pa));
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + s), 0);
+	CHECK_EQ(ev.n, 1);
+	CHECK_EQ(ev.ev[0].type, VOFF_SWITCH_EV_PORT_RETRY);
+	CHECK_EQ(ev.ev[0].err, -ENOENT);
+	CHECK_EQ(retries(sw, pa), 1);
+	snprintf(msg, sizeof(msg), "added at run time: port '%s': %s", pa,
+		 voff_strerror(-ENOENT));
+	CHECK_STR_EQ(voff_switch_conf_error(conf), msg);
+
+	/* A switch that may not open ports: refused, named alike. */
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, VOFF_SWITCH_CTL_DENY_ADD,
+					t0 + 3 * s), 0);
+	CHECK_EQ(ev.ev[1].err, -EPERM);
+	snprintf(msg, sizeof(msg), "added at run time: port '%s': cannot "
+		 "open it: this switch dropped the privileges to open ports",
+		 pa);
+	CHECK_STR_EQ(voff_switch_conf_error(conf), msg);
+	CHECK_EQ(retries(sw, pa), 2);
+
+	/* Back: re-opened as it ran, its MAC entry with it. */
+	pcap_cut("ad.pcap", SIZE_MAX);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 7 * s), 1);
+	CHECK_EQ(ev.ev[ev.n - 1].type, VOFF_SWITCH_EV_PORT_RECOVERED);
+	CHECK(!failed(sw, pa, NULL));
+	CHECK_EQ(retries(sw, pa), 3);
+	CHECK_EQ(get(sw, pa, "rx_budget"), 16);
+	CHECK_EQ(get(sw, pa, "port_retry"), 5);
+	id = voff_switch_find(sw, pa);
+	CHECK_OK(voff_switch_port_info(sw, (unsigned int)id, &pi));
+	CHECK_EQ(pi.feat.wanted, wanted);
+	CHECK_EQ(pi.feat.wanted & VOFF_F_TSO, 0);
+	snprintf(msg, sizeof(msg), "pcap:%s", pa);
+	CHECK_STR_EQ(pi.spec, msg);
+	{
+		struct voff_switch_fdb_entry e[2];
+
+		CHECK_EQ(voff_switch_fdb(sw, e, 2), 1);
+		CHECK(e[0].is_static);
+		CHECK_EQ(e[0].port, (unsigned int)id);
+	}
+
+	/* Failed again, then deleted: nothing left to try. */
+	voff__switch_fail(sw, (unsigned int)id, -EIO);
+	CHECK(failed(sw, pa, NULL));
+	snprintf(req, sizeof(req), "ports del %s", pa);
+	CHECK_OK(ctl(sw, req));
+	ev.n = 0;
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 3600 * s), 0);
+	CHECK_EQ(voff_switch_conf_retry(sw, conf, 0, t0 + 7200 * s), 0);
+	CHECK_EQ(ev.n, 0);
+	CHECK_EQ(voff_switch_find(sw, pa), -ENOENT);
 	voff_switch_conf_free(conf);
 	voff_switch_free(sw);
 }
@@ -972,4 +1228,6 @@ CHECK_MAIN(CHECK_TEST(t_read), CHECK_TEST(t_vxlan_name), CHECK_TEST(t_refused),
 	   CHECK_TEST(t_apply_difference), CHECK_TEST(t_apply_refused),
 	   CHECK_TEST(t_events), CHECK_TEST(t_failed_recovered),
 	   CHECK_TEST(t_retry_schedule), CHECK_TEST(t_retry_reopen),
+	   CHECK_TEST(t_retry_release), CHECK_TEST(t_retry_release_vhost),
+	   CHECK_TEST(t_retry_added),
 	   CHECK_TEST(t_spec_format), CHECK_TEST(t_limit_default))
