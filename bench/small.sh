@@ -53,35 +53,12 @@ only=${ONLY:-.}
 tag=sp
 # shellcheck source=tests/integ/lib_ns.sh
 . "$root/tests/integ/lib_ns.sh"
+# shellcheck source=bench/lib_topo.sh
+. "$root/bench/lib_topo.sh"
 ns_require iperf3 python3 cc
 cc -std=c11 -D_GNU_SOURCE -O2 -o "$LIB_TMP/rr" "$root/bench/rr.c" || exit 1
 raw=$LIB_TMP/raw
 : >"$raw"
-
-# setup_voff BINARY NS_A NS_B [SWITCH ARGS...]: the switch between two TAPs
-setup_voff() {
-	local bin=$1 a=$2 b=$3
-	shift 3
-	voff=$bin
-	sw_out=vb
-	sw_start --port "tap:va@$a" --port "tap:vb@$b" "$@"
-	addr_tap "$a" va 10.86.0.1/24
-	addr_tap "$b" vb 10.86.0.2/24
-}
-
-# setup_bridge NS_A NS_B NS_M: two veth pairs on a bridge in NS_M
-setup_bridge() {
-	ip -n "$3" link add br0 type bridge
-	ip -n "$3" link add ea0 type veth peer name va netns "$1"
-	ip -n "$3" link add eb0 type veth peer name vb netns "$2"
-	for l in br0 ea0 eb0; do ip -n "$3" link set "$l" up; done
-	ip -n "$3" link set ea0 master br0
-	ip -n "$3" link set eb0 master br0
-	ip -n "$1" addr add 10.86.0.1/24 dev va
-	ip -n "$2" addr add 10.86.0.2/24 dev vb
-	ip -n "$1" link set va up
-	ip -n "$2" link set vb up
-}
 
 # setup_vpkt NS_A NS_B NS_M SPEC_OPTS: the switch between two packet
 # ports on veths in NS_M (SPEC_OPTS: ",rx_ring=off" or empty)

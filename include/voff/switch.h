@@ -558,7 +558,11 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  *		nanosecond (epoll_pwait2())
  *
  * Runs one step over every port: receive one batch each, forward it, flush
- * the GRO flows that are due, send every tx batch.
+ * the GRO flows that are due, send every tx batch.  When that step
+ * received and a port can tell without a system call that more frames
+ * wait (a TAP's multishot read took them already: the answer to a frame
+ * just written, which a namespace's stack makes inside that write), it
+ * runs one step more.
  *
  * With busy-polling on (struct voff_switch_config.busy_poll_ns) and a
  * frame received less than busy_poll_ns ago, it does not sleep: it runs
@@ -574,7 +578,7 @@ int voff_switch_timeout_ms(const struct voff_switch *sw);
  * multishot read and a packet port's receive ring are looked at in
  * memory; other ports are read).
  *
- * Return: frames received in this step (>= 0), or a negative errno from
+ * Return: frames received in its steps (>= 0), or a negative errno from
  * epoll_pwait2() (-EINTR when a signal came).
  */
 int voff_switch_poll(struct voff_switch *sw, int timeout_ms);

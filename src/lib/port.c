@@ -215,6 +215,11 @@ int voff_port_fd(const struct voff_port *port)
 	return port->ops->wait_fd ? port->ops->wait_fd(port) : port->fd;
 }
 
+bool voff__port_rx_ready(const struct voff_port *port)
+{
+	return port->ops->rx_ready && port->ops->rx_ready(port);
+}
+
 unsigned int voff_port_drops(const struct voff_port *port,
 			     enum voff_port_dir dir,
 			     struct voff_port_drop *out, unsigned int cap)

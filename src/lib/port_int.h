@@ -55,6 +55,9 @@ struct voff_port;
  * @egress:	adjust the front end's answer of voff_port_egress() for
  *		what the device behind the port adds or takes away (NULL:
  *		the front end's answer stands)
+ * @rx_ready:	frames the kernel already read for the port wait in
+ *		memory (a TAP's multishot ring), told without a system
+ *		call; false when none or unknown (NULL: never known)
  * @keeps_sent:	the backend keeps the packets it sent (memory rings)
  */
 struct voff_port_ops {
@@ -70,6 +73,7 @@ struct voff_port_ops {
 	uint64_t (*kernel_drops)(const struct voff_port *port);
 	void (*egress)(const struct voff_port *port, struct voff_feat_dev *dev,
 		       struct voff_limits *lim);
+	bool (*rx_ready)(const struct voff_port *port);
 	bool keeps_sent;
 };
 
@@ -200,6 +204,18 @@ int voff__port_rx_accept(struct voff_port *port, struct voff_pkt *pkt,
  * the frame is at hand, and the second when it flushes: the frame is then
  * parsed once on its way out (port.c, vnet.h).
  */
+
+/**
+ * voff__port_rx_ready() - whether frames wait that a receive call would
+ * take without waiting, as far as the port can tell from memory
+ * @port:	an open port
+ *
+ * No system call: true only where the backend sees them (a TAP's multishot
+ * read completed them already, or its reads are queued to run at the next
+ * kernel entry); false says nothing (the descriptor may still be ready).
+ * Return: true when a receive call now would find frames.
+ */
+bool voff__port_rx_ready(const struct voff_port *port);
 
 /**
  * voff__port_tx_add() - check one frame, push its header, queue it

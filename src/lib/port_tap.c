@@ -920,6 +920,19 @@ static int tap_wait_fd(const struct voff_port *port)
 	return port->fd;
 }
 
+/* Frames the multishot read took already, or reads queued to run. */
+static bool tap_rx_ready(const struct voff_port *port)
+{
+#ifdef VOFF_HAVE_URING
+	const struct tap_uring *tu = port->priv;
+
+	if (tu && tu->br)
+		return io_uring_cq_ready(&tu->rx) || mshot_pending(tu);
+#endif
+	(void)port;
+	return false;
+}
+
 /*
  * At most as many frames are read as @b has room for, refused ones
  * included: a device flooded with frames the validation refuses costs a
@@ -1051,6 +1064,7 @@ const struct voff_port_ops voff__port_tap_ops = {
 	.refresh = tap_refresh,
 	.wait_fd = tap_wait_fd,
 	.kernel_drops = tap_kernel_drops,
+	.rx_ready = tap_rx_ready,
 };
 
 const struct voff_port_ops voff__port_tun_ops = {
@@ -1062,4 +1076,5 @@ const struct voff_port_ops voff__port_tun_ops = {
 	.refresh = tap_refresh,
 	.wait_fd = tap_wait_fd,
 	.kernel_drops = tap_kernel_drops,
+	.rx_ready = tap_rx_ready,
 };
