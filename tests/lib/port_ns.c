@@ -109,8 +109,7 @@ static uint16_t icmp_sum(const void *p, size_t n)
 	return htons((uint16_t)~s);
 }
 
-/* Child: from namespace @ns, one echo request to @dst; exit 0 on reply. */
-static pid_t ping_start(const char *ns, const char *dst)
+pid_t ping_start(const char *ns, const char *dst)
 {
 	pid_t pid = child_in(ns);
 

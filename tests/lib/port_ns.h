@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <voff/port.h>
 
@@ -56,6 +57,12 @@ struct fwd {
 /* TCP transfer of @n bytes from @src_ns to @dst_ip in @dst_ns through @f. */
 void tcp_transfer(struct fwd *f, const char *src_ns, const char *dst_ns,
 		  const char *dst_ip, uint64_t n);
+
+/*
+ * A child process that sends one ICMP echo request from namespace @ns to
+ * @dst and exits 0 when the reply comes (3 s at most).  Return: its pid.
+ */
+pid_t ping_start(const char *ns, const char *dst);
 
 /* One ping from @ns to @dst, forwarded through @f; fails without reply. */
 void ping_through(struct fwd *f, const char *ns, const char *dst);
