@@ -67,6 +67,7 @@ stop_server() {
 	return 0
 }
 reset_ns() {
+	local n
 	stop_switch
 	for n in "$a" "$b" "$m"; do ip netns del "$n" 2>/dev/null || true; done
 	ip netns add "$a"
@@ -193,13 +194,13 @@ echo "e2e: start: $(uptime)" >&2
 for rep in $(seq "$reps"); do
 	echo "e2e: round $rep of $reps" >&2
 	for s in "${scenarios[@]}"; do
-		n=${s%%|*}
-		[[ $n =~ $only ]] || continue
-		scenario "$n" "${s#*|}"
+		sn=${s%%|*}
+		[[ $sn =~ $only ]] || continue
+		scenario "$sn" "${s#*|}"
 		# The BASE binary's twin of a voff scenario, same round.
-		if [ -n "$base_bin" ] && [[ $n == "voff, "* ]]; then
+		if [ -n "$base_bin" ] && [[ $sn == "voff, "* ]]; then
 			voff=$base_bin
-			scenario "voff BASE, ${n#voff, }" "${s#*|}"
+			scenario "voff BASE, ${sn#voff, }" "${s#*|}"
 			voff=$main_bin
 		fi
 	done
