@@ -11,7 +11,9 @@
 #
 # SUMMARY.tsv is what e2e.sh writes with SUMMARY=...: a header line, then
 # one line per scenario: name, runs, then median, min and max of Gbit/s,
-# switch CPU % and rx us/KB, tab-separated.  Exits 77 without gnuplot.
+# switch CPU % and rx us/KB, tab-separated; a run with BASE= set adds
+# its "voff BASE, ..." scenarios as lines, and so as bars, of their own.
+# Exits 77 without gnuplot.
 set -euo pipefail
 
 sum=${1:?usage: e2e-plot.sh SUMMARY.tsv [OUTDIR]}

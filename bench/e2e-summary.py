@@ -11,7 +11,9 @@
 # RAW has one line per run: scenario name, a tab, then "Gbit/s switch-CPU-%
 # rx-us/KB" separated by spaces.  The names it knows for the targets are
 # the ones bench/e2e.sh uses; with the kernel's veth GRO pair it also
-# prints that pair's ratios beside voff's.
+# prints that pair's ratios beside voff's.  With runs of e2e.sh's BASE
+# scenarios ("voff BASE, ..."), the table gets a column "main / BASE":
+# each voff scenario's Gbit/s over its BASE twin's ("-" elsewhere).
 import statistics
 import sys
 
@@ -22,13 +24,25 @@ for line in open(raw):
     runs.setdefault(name, []).append([float(v) for v in vals.split()])
 med = {n: [statistics.median(c) for c in zip(*r)] for n, r in runs.items()}
 br = med.get("kernel bridge (veth)", [0])[0]
+BASE = "voff BASE, "
+has_base = any(n.startswith(BASE) for n in med)
 print(f"One TCP stream ({cc}), {secs} s a run; medians.")
 print()
-print("| scenario | Gbit/s | x bridge | switch CPU % | rx us/KB | runs |")
-print("|---|---:|---:|---:|---:|---:|")
+if has_base:
+    print("| scenario | Gbit/s | x bridge | main / BASE | switch CPU % "
+          "| rx us/KB | runs |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+else:
+    print("| scenario | Gbit/s | x bridge | switch CPU % | rx us/KB | runs |")
+    print("|---|---:|---:|---:|---:|---:|")
 for n, m in med.items():
     ratio = f"{m[0] / br:.2f}" if br else "-"
-    print(f"| {n} | {m[0]:.2f} | {ratio} | {m[1]:.0f} | {m[2]:.3f} "
+    cell = ""
+    if has_base:
+        twin = BASE + n[len("voff, "):] if n.startswith("voff, ") else None
+        b = med.get(twin, [0])[0] if twin else 0
+        cell = f" {m[0] / b:.2f} |" if b else " - |"
+    print(f"| {n} | {m[0]:.2f} | {ratio} |{cell} {m[1]:.0f} | {m[2]:.3f} "
           f"| {len(runs[n])} |")
 if tsv:
     with open(tsv, "w") as f:

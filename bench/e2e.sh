@@ -23,12 +23,20 @@
 # (default cubic: the machine's default bbr paces every skb with a timer,
 # which halves the kernel's own veth numbers here, see docs/baselines.md §1);
 # OUT, where the TSV and the plots go (default docs/img; OUT= for none);
-# ONLY, a bash regular expression: run only the scenarios it matches.
-# Progress goes to stderr.  Removes everything it created, also on Ctrl-C.
+# ONLY, a bash regular expression: run only the scenarios it matches;
+# BASE, a second voff binary (an older build): every "voff, ..." scenario
+# then also runs as "voff BASE, ..." with that binary, right after its
+# twin in every round (ONLY picks a twin by the main scenario's name), and
+# the table gets a column "main / BASE" (Gbit/s, main's median over
+# BASE's); the BASE scenarios go into the TSV and the plots as bars of
+# their own.  Progress, with the load average at the start and the end,
+# goes to stderr.  Removes everything it created, also on Ctrl-C.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-voff=${VOFF:?set VOFF to the voff binary}
+main_bin=${VOFF:?set VOFF to the voff binary}
+voff=$main_bin
+base_bin=${BASE:-}
 reps=${REPS:-3}
 secs=${SECS:-3}
 cc=${CC:-cubic}
@@ -59,6 +67,7 @@ stop_server() {
 	return 0
 }
 reset_ns() {
+	local n
 	stop_switch
 	for n in "$a" "$b" "$m"; do ip netns del "$n" 2>/dev/null || true; done
 	ip netns add "$a"
@@ -181,13 +190,22 @@ scenarios=(
 	"veth, MTU sender, GRO on|s_veth_gro_on"
 )
 : > "$raw"
+echo "e2e: start: $(uptime)" >&2
 for rep in $(seq "$reps"); do
 	echo "e2e: round $rep of $reps" >&2
 	for s in "${scenarios[@]}"; do
-		[[ ${s%%|*} =~ $only ]] || continue
-		scenario "${s%%|*}" "${s#*|}"
+		sn=${s%%|*}
+		[[ $sn =~ $only ]] || continue
+		scenario "$sn" "${s#*|}"
+		# The BASE binary's twin of a voff scenario, same round.
+		if [ -n "$base_bin" ] && [[ $sn == "voff, "* ]]; then
+			voff=$base_bin
+			scenario "voff BASE, ${sn#voff, }" "${s#*|}"
+			voff=$main_bin
+		fi
 	done
 done
+echo "e2e: end: $(uptime)" >&2
 
 tsv=
 if [ -n "$outdir" ]; then

@@ -27,6 +27,11 @@
 # Prints medians and the ratios: voff/kernel each way, trains/single each
 # way, system calls per MB single/trains; writes the medians as TSV
 # (vxlan.tsv) and PNG plots (gnuplot; skipped cleanly without it).
+# For every scenario, kernel overlay included, it also reads /proc/stat
+# around each run: "machine busy %" is the whole machine's CPU time spent
+# in user, nice, system, irq, softirq and steal over the run (100 % = every
+# CPU busy), and "CPUs per Gbit/s" that busy share in CPUs over the run's
+# Gbit/s; the throughput plot shows each median with the runs' min..max.
 #
 # Needs root, iperf3, ethtool, python3 and the vxlan module.
 # VOFF=path of voff (required); REPS (default 3); SECS per iperf3 run
@@ -67,6 +72,14 @@ raw=$LIB_TMP/raw.tsv
 pids=()
 
 say() { echo "vxlan: $*" >&2; }
+
+# cpu_stat - "busy total" jiffies of all CPUs from /proc/stat's cpu line:
+# busy = user + nice + system + irq + softirq + steal, total = busy + idle
+# + iowait (guest time is already inside user)
+cpu_stat() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9
+		print b, b + $5 + $6; exit }' /proc/stat
+}
 
 # setup SCENARIO - the two hosts afresh; $pids: the switches, if any
 setup() {
@@ -135,12 +148,14 @@ PY
 run() {
 	local s=$1 dir=$2 out=$LIB_TMP/iperf.json hz t0 t1 c0 c1
 	local tx0=0 rx0=0 tx1=0 rx1=0 bytes bps cpu=- txmb=- rxmb=- arg=()
+	local m0 m1 busy
 	[ "$dir" = "B->A" ] && arg=(-R)
 	hz=$(getconf CLK_TCK)
 	if [ ${#pids[@]} -gt 0 ]; then
 		tx0=$(calls udp_tx_calls) rx0=$(calls udp_rx_calls)
 		c0=$(ticks)
 	fi
+	m0=$(cpu_stat)
 	t0=$(date +%s.%N)
 	if ! IPERF_PORT=5299 iperf_run "$A" "$B" 10.77.0.2 "$secs" "$out" \
 		-C "$cc" "${arg[@]}"; then
@@ -148,6 +163,9 @@ run() {
 		return 0
 	fi
 	t1=$(date +%s.%N)
+	m1=$(cpu_stat)
+	busy=$(awk -v a="$m0" -v b="$m1" 'BEGIN { split(a, x); split(b, y)
+		printf "%.1f", (y[1] - x[1]) * 100 / (y[2] - x[2]) }')
 	bps=$(iperf_bps "$out")
 	bytes=$(python3 -c 'import json,sys
 print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"])' "$out")
@@ -161,11 +179,12 @@ mb = b / 1e6
 print("%.0f %.1f %.1f" % ((c1 - c0) / hz / (t1 - t0) * 100, tx / mb, rx / mb))
 ' "$c0" "$c1" "$hz" "$t0" "$t1" $((tx1 - tx0)) $((rx1 - rx0)) "$bytes")
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$dir" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$dir" \
 		"$(python3 -c "print('%.3f' % ($bps / 1e9))")" "$cpu" "$txmb" \
-		"$rxmb" >> "$raw"
+		"$rxmb" "$busy" >> "$raw"
 	say "$s $dir: $((bps / 1000000)) Mbit/s, switches ${cpu}% CPU," \
 		"sendmmsg/MB $txmb, recvmmsg/MB $rxmb"
+	say "$s $dir: machine busy ${busy}%"
 }
 
 scenarios=(voff kernel single)
@@ -195,17 +214,18 @@ if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
 	tsv=$outdir/vxlan.tsv
 fi
-python3 - "$raw" "${tsv:-}" "$cc" "$secs" "$LIB_TMP/strace.tsv" <<'PY'
+python3 - "$raw" "${tsv:-}" "$cc" "$secs" "$LIB_TMP/strace.tsv" \
+	"$(nproc)" <<'PY'
 import statistics, sys
-raw, tsv, cc, secs, stf = sys.argv[1:]
+raw, tsv, cc, secs, stf, ncpu = sys.argv[1:]
 names = {"voff": "voff overlay (trains)",
          "kernel": "kernel overlay (vxlan + bridge)",
          "single": "voff, one datagram per call",
          "base": "voff overlay, BASE binary (trains)"}
 runs = {}
 for line in open(raw):
-    s, d, g, cpu, tx, rx = line.rstrip("\n").split("\t")
-    runs.setdefault((s, d), []).append((g, cpu, tx, rx))
+    s, d, g, cpu, tx, rx, busy = line.rstrip("\n").split("\t")
+    runs.setdefault((s, d), []).append((g, cpu, tx, rx, busy))
 
 def med(s, d, i):
     v = [float(r[i]) for r in runs.get((s, d), []) if r[i] != "-"]
@@ -213,6 +233,14 @@ def med(s, d, i):
 
 def fmt(v, f="%.2f"):
     return "-" if v is None else f % v
+
+def span(s, d):
+    v = [float(r[0]) for r in runs[(s, d)]]
+    return min(v), max(v)
+
+def per_gbit(s, d):
+    g, b = med(s, d, 0), med(s, d, 4)
+    return None if not g or b is None else b / 100 * int(ncpu) / g
 
 print("\nVXLAN overlay, TCP ns A <-> ns B, inner MTU 1450, "
       "CC %s, %s s per run; medians" % (cc, secs))
@@ -224,10 +252,23 @@ for s in ("voff", "kernel", "single", "base"):
         if (s, d) not in runs:
             continue
         r = [med(s, d, i) for i in range(4)]
-        rows.append((names[s], d, len(runs[(s, d)]), r))
+        rows.append((names[s], d, len(runs[(s, d)]), r,
+                     span(s, d) + (med(s, d, 4), per_gbit(s, d))))
         print("| %s | %s | %d | %s | %s | %s | %s |" % (
             names[s], d, len(runs[(s, d)]), fmt(r[0]), fmt(r[1], "%.0f"),
             fmt(r[2], "%.1f"), fmt(r[3], "%.1f")))
+
+print("\nThe whole machine's CPU (%s CPUs; /proc/stat over each run, 100 %% "
+      "= all busy); medians\n" % ncpu)
+print("| Path | Dir | Gbit/s (min..max) | machine busy % | CPUs per Gbit/s |")
+print("|---|---|---|---|---|")
+for s in ("voff", "kernel", "single", "base"):
+    for d in ("A->B", "B->A"):
+        if (s, d) in runs:
+            lo, hi = span(s, d)
+            print("| %s | %s | %.2f (%.2f..%.2f) | %s | %s |" % (
+                names[s], d, med(s, d, 0), lo, hi,
+                fmt(med(s, d, 4), "%.0f"), fmt(per_gbit(s, d), "%.3f")))
 
 def ratio(a, b):
     return "-" if a is None or b is None or b == 0 else "%.2fx" % (a / b)
@@ -261,11 +302,14 @@ for s, v in st:
 if tsv:
     with open(tsv, "w") as f:
         f.write("path\tdir\truns\tgbps\tcpu\tsendmmsg_per_mb"
-                "\trecvmmsg_per_mb\n")
-        for n, d, k, r in rows:
-            f.write("%s %s\t%s\t%d\t%s\t%s\t%s\t%s\n" % (
+                "\trecvmmsg_per_mb")
+        f.write("\tgbps_min\tgbps_max\tmachine_busy\tcpus_per_gbps\n")
+        for n, d, k, r, m in rows:
+            f.write("%s %s\t%s\t%d\t%s\t%s\t%s\t%s" % (
                 n, d, d, k, fmt(r[0], "%.3f"), fmt(r[1], "%.0f"),
                 fmt(r[2], "%.2f"), fmt(r[3], "%.2f")))
+            f.write("\t%.3f\t%.3f\t%s\t%s\n" % (
+                m[0], m[1], fmt(m[2], "%.1f"), fmt(m[3], "%.3f")))
     print("\nwrote " + tsv)
 PY
 
@@ -274,14 +318,20 @@ if ! command -v gnuplot >/dev/null; then
 	say "no plots (no gnuplot)"
 	exit 0
 fi
-# plot FILE TITLE YLABEL COLUMN COLOUR [FILTER]: one bar per row of the TSV
+# plot FILE TITLE YLABEL COLUMN COLOUR [FILTER]: one bar per row of the TSV;
+# with ERRBARS set to "MIN:MAX" (columns), bars from min to max as well
 plot() {
-	local data=$LIB_TMP/plot.tsv
+	local data=$LIB_TMP/plot.tsv using=$4 style='' dx=0
 	head -1 "$tsv" > "$data"
 	tail -n +2 "$tsv" | awk -F'\t' -v c="$4" '$c != "-"' >> "$data"
 	[ "$(wc -l < "$data")" -gt 1 ] || return 0
+	if [ -n "${ERRBARS:-}" ]; then
+		using=$4:$ERRBARS
+		style="set style histogram errorbars gap 1 lw 1" dx=0.8
+	fi
 	gnuplot <<EOF
 $(plot_head "$outdir/$1" "$2" "$3")
+$style
 set style fill solid 0.6 border -1
 set boxwidth 0.8
 set yrange [0:*]
@@ -290,12 +340,13 @@ set xtics rotate by -30 left noenhanced
 set bmargin 10
 set key autotitle columnhead
 set key off
-plot "$data" using $4:xtic(1) lc rgb "$5", \\
-	"" using 0:$4:(sprintf("%.2f", \$$4)) with labels offset 0,0.6 font ",9"
+plot "$data" using $using:xtic(1) lc rgb "$5", \\
+	"" using 0:$4:(sprintf("%.2f", \$$4)) with labels offset $dx,0.6 font ",9"
 EOF
 }
-plot vxlan-throughput.png "VXLAN overlay: TCP ns A <-> ns B (median)" \
-	"Gbit/s" 4 "#3a7bd5" &&
+ERRBARS=8:9 plot vxlan-throughput.png \
+	"VXLAN overlay: TCP ns A <-> ns B (median)" \
+	"Gbit/s (median; bars: min..max)" 4 "#3a7bd5" &&
 	plot vxlan-syscalls.png "VXLAN sockets: sendmmsg() per MB moved" \
 		"calls per MB (host 1 + host 2)" 6 "#d5793a" &&
 	plot vxlan-recvcalls.png "VXLAN sockets: recvmmsg() per MB moved" \

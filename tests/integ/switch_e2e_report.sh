@@ -3,8 +3,9 @@
 #
 # switch_e2e_report.sh - the report step of bench/e2e.sh without the
 # benchmark: known raw runs in, the exact Markdown table (medians, ratios
-# to the kernel bridge), the targets met or not, the TSV, and three PNG
-# plots out (when gnuplot is installed).  A scenario left out by failed
+# to the kernel bridge, and to the BASE binary's twins when there are
+# some), the targets met or not, the TSV, and three PNG plots out (when
+# gnuplot is installed).  A scenario left out by failed
 # runs gives "nan" and "no", not a crash.
 #
 # Needs python3; skips with 77 otherwise.  Runs in a second or two.
@@ -79,6 +80,28 @@ grep -qxF "rx us/KB 2.00x, Gbit/s 2.00x; voff's: rx us/KB 4.00x, Gbit/s 2.00x" \
 	"$tmp/got3" || { echo "FAIL: kernel GRO line"; cat "$tmp/got3"; fail=1; }
 grep -q "kernel's own GRO" "$tmp/got" &&
 	{ echo "FAIL: kernel GRO line without its runs"; fail=1; }
+
+# With BASE twins (e2e.sh BASE=...): the main / BASE column, "-" where
+# a scenario has no twin; the targets take main's figures only.
+cp "$tmp/raw" "$tmp/raw4"
+printf '%s\t%s\n' \
+	"voff BASE, offloads on" "5 40 0.3" \
+	"voff BASE, offloads on" "4 40 0.3" \
+	"voff BASE, offloads on" "6 40 0.3" >> "$tmp/raw4"
+python3 "$root/bench/e2e-summary.py" "$tmp/raw4" "" cubic 3 > "$tmp/got4" ||
+	fail=1
+for want in \
+	'| scenario | Gbit/s | x bridge | main / BASE | switch CPU % | rx us/KB | runs |' \
+	'| voff, offloads on | 8.00 | 0.80 | 1.60 | 50 | 0.300 | 3 |' \
+	'| voff BASE, offloads on | 5.00 | 0.50 | - | 40 | 0.300 | 3 |' \
+	'| voff, offloads off (MTU) | 1.00 | 0.10 | - | 90 | 2.000 | 1 |' \
+	'| kernel bridge (veth) | 10.00 | 1.00 | - | 0 | 0.250 | 1 |' \
+	'| offloads on / kernel bridge, Gbit/s | 0.80x | >= 0.9x | no |'; do
+	grep -qxF "$want" "$tmp/got4" ||
+		{ echo "FAIL: BASE report lacks: $want"; cat "$tmp/got4"; fail=1; }
+done
+grep -q 'main / BASE' "$tmp/got" &&
+	{ echo "FAIL: main / BASE column without BASE runs"; fail=1; }
 
 if command -v gnuplot >/dev/null; then
 	"$root/bench/e2e-plot.sh" "$tmp/e2e.tsv" "$tmp/img" >/dev/null || fail=1
