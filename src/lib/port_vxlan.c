@@ -26,16 +26,13 @@
  * readable while datagrams wait.
  */
 #include <errno.h>
-#include <ifaddrs.h>
 #include <linux/filter.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +48,7 @@
 #include <voff/udp.h>
 #include <voff/vxlan.h>
 
-#include "netns_int.h"
+#include "netlink_int.h"
 #include "port_int.h"
 #include "switch_int.h"
 
@@ -71,7 +68,7 @@ struct vx {
 	struct voff_vxlan_cfg cfg;	/* cfg.remote is the flood list */
 	struct voff_udp *u;
 	int family;
-	int mtu_fd;			/* route MTU probe, see open_probe() */
+	struct mnl_socket *nl;		/* MTU look-ups (the overlay MTU) */
 	uint16_t dport;			/* port of learned VTEPs */
 	int epfd, evfd;
 	bool signalled;
@@ -209,86 +206,47 @@ static void learn(struct vx *vx, const uint8_t *mac, int slot, uint64_t now)
 /* ---- the overlay MTU ------------------------------------------------------ */
 
 /*
- * The route MTU probe: an unbound datagram socket of the port's family,
- * made in the port's namespace at open time.  Entering the namespace needs
- * CAP_SYS_ADMIN, which `voff switch --drop-caps` gives up before a remote
- * may be added; a socket stays in the namespace it was made in, so every
- * later lookup through it needs no privilege.
+ * The MTUs come from an rtnetlink socket made in the port's namespace at
+ * open time.  Entering the namespace needs CAP_SYS_ADMIN, which `voff
+ * switch --drop-caps` gives up before a remote may be added; a socket
+ * stays in the namespace it was made in, and a look-up through it is a
+ * sendto() and a recvmsg(), which the --seccomp filter allows, so every
+ * later look-up needs neither privilege nor connect().
  */
-static int open_probe(struct vx *vx, const char *netns)
-{
-	int saved, err;
 
-	err = voff__netns_enter(netns, &saved);
-	if (err)
-		return err;
-	vx->mtu_fd = socket(vx->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	err = vx->mtu_fd < 0 ? -errno : 0;
-	voff__netns_leave(saved);
-	return err;
+/* The address bytes of @a (in network order). */
+static const void *addr_bytes(const union voff_udp_addr *a)
+{
+	if (a->sa.sa_family == AF_INET6)
+		return &a->in6.sin6_addr;
+	return &a->in4.sin_addr;
 }
 
 /*
  * The MTU of the route to @to (its device's, or the route's own), 0 when
- * none is found.  connect() looks the route up and IP_MTU/IPV6_MTU reads
- * it; connecting to AF_UNSPEC after, successful or not, leaves the probe
- * unconnected and without the port connect() bound it to, so it never
- * takes a datagram.
+ * none is found: what IP_MTU/IPV6_MTU would read on a socket connected
+ * to @to.
  */
-static unsigned int route_mtu(int fd, const union voff_udp_addr *to)
+static unsigned int route_mtu(struct vx *vx, const union voff_udp_addr *to)
 {
-	const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
-	int mtu = 0;
-	socklen_t len = sizeof(mtu);
-
-	if (connect(fd, &to->sa, voff_udp_addr_len(to)) ||
-	    getsockopt(fd, to->sa.sa_family == AF_INET ? IPPROTO_IP :
-							 IPPROTO_IPV6,
-		       to->sa.sa_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
-		       &len))
-		mtu = 0;
-	(void)connect(fd, &unspec, sizeof(unspec));
-	return mtu > 0 ? (unsigned int)mtu : 0;
-}
-
-static bool ifa_has(const struct ifaddrs *ifa, const union voff_udp_addr *a)
-{
-	if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != a->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return ((const struct sockaddr_in *)(const void *)ifa->ifa_addr)
-			       ->sin_addr.s_addr == a->in4.sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)(const void *)
-				 ifa->ifa_addr)->sin6_addr,
-		       &a->in6.sin6_addr, 16);
-}
-
-/* The MTU of the device that has address @a in @netns. */
-static unsigned int local_mtu(const char *netns, const union voff_udp_addr *a)
-{
-	struct ifaddrs *all = NULL;
-	struct ifreq ifr;
 	unsigned int mtu = 0;
-	int saved, fd;
 
-	if (voff__netns_enter(netns, &saved))
+	if (voff__netlink_route_mtu(vx->nl, to->sa.sa_family, addr_bytes(to),
+				    &mtu))
 		return 0;
-	if (getifaddrs(&all))
-		all = NULL;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	voff__netns_leave(saved);
-	for (struct ifaddrs *i = all; i && fd >= 0; i = i->ifa_next) {
-		if (!ifa_has(i, a))
-			continue;
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->ifa_name);
-		if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
-			mtu = (unsigned int)ifr.ifr_mtu;
-		break;
-	}
-	if (fd >= 0)
-		close(fd);
-	freeifaddrs(all);
+	return mtu;
+}
+
+/* The MTU of the device that has address @a, 0 when none has it. */
+static unsigned int local_mtu(struct vx *vx, const union voff_udp_addr *a)
+{
+	unsigned int mtu = 0;
+
+	if (a->sa.sa_family != AF_INET && a->sa.sa_family != AF_INET6)
+		return 0;
+	if (voff__netlink_addr_mtu(vx->nl, a->sa.sa_family, addr_bytes(a),
+				   &mtu))
+		return 0;
 	return mtu;
 }
 
@@ -304,16 +262,16 @@ static void update_limits(struct voff_port *port)
 	unsigned int under = 0, over, dgram, segs, train;
 
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++) {
-		unsigned int m = route_mtu(vx->mtu_fd, &vx->cfg.remote[i]);
+		unsigned int m = route_mtu(vx, &vx->cfg.remote[i]);
 
 		if (m && (!under || m < under))
 			under = m;
 	}
 	if (!under)
-		under = local_mtu(port->netns, &vx->cfg.local);
+		under = local_mtu(vx, &vx->cfg.local);
 	/*
-	 * Nothing readable (no route; or, without a remote, the local
-	 * device's MTU once no privilege is left): keep what was.
+	 * Nothing readable (no route, no device with the local address, or
+	 * the namespace gone): keep what was.
 	 */
 	if (!under && port->info.limits.mtu)
 		return;
@@ -361,8 +319,7 @@ static void vx_free(struct vx *vx)
 		close(vx->epfd);
 	if (vx->evfd >= 0)
 		close(vx->evfd);
-	if (vx->mtu_fd >= 0)
-		close(vx->mtu_fd);
+	voff__netlink_close(vx->nl);
 	voff_udp_close(vx->u);
 	for (unsigned int i = 0; i < vx->nsrc; i++)
 		voff_udp_close(vx->src[i]);
@@ -485,7 +442,7 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 		return -ENOMEM;
 	vx->cfg = *c;
 	vx->family = fam;
-	vx->epfd = vx->evfd = vx->mtu_fd = -1;
+	vx->epfd = vx->evfd = -1;
 	vx->tx_dst = VX_NONE;
 	vx->rx_slot = -1;
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
@@ -501,7 +458,7 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 	if (!err)
 		err = open_srcports(vx, cfg->netns);
 	if (!err)
-		err = open_probe(vx, cfg->netns);
+		err = voff__netlink_open(cfg->netns, &vx->nl);
 	if (!err)
 		err = open_poll(vx);
 	if (err) {
