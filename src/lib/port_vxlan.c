@@ -60,6 +60,8 @@
 #define VX_TX_DGRAMS 1024
 /* Header slots for the segments of those datagrams. */
 #define VX_TX_SLOTS (VX_TX_DGRAMS * 128)
+/* A read takes at most this share of the pool: see rx_share(). */
+#define VX_POOL_SHARE 16
 /* Destination of a run of datagrams: every remote. */
 #define VX_FLOOD (-1)
 #define VX_NONE (-2)
@@ -672,13 +674,29 @@ static void rx_one(struct voff_port *port, struct voff_pkt *pkt,
 	voff__port_rx_accept(port, pkt, b, 0, 0);
 }
 
-/* The VTEP slot of queued datagram @i's source, worked out once per source. */
+/*
+ * The VTEP slot of queued datagram @i's source, worked out once per source
+ * of a read (rx_slot is -1 at its first datagram).
+ */
 static void rx_source(struct vx *vx, unsigned int i)
 {
-	if (i && vx->rx_slot >= 0 &&
+	if (vx->rx_slot >= 0 &&
 	    voff_udp_addr_eq(&vx->rx_from[i], &vx->rx_from[i - 1]))
 		return;
 	vx->rx_slot = train_slot(vx, i);
+}
+
+/*
+ * Datagrams one read may take from @pool: a sixteenth of it (the share a
+ * TAP keeps posted, port_tap.c), at least one, at most a batch: what the
+ * port holds between calls, so that a small pool_size cannot be drained
+ * by one port.  The switch's default 1024 packets leave a whole batch.
+ */
+static unsigned int rx_share(const struct voff_pool *pool)
+{
+	unsigned int n = voff_pool_capacity(pool) / VX_POOL_SHARE;
+
+	return n < 1 ? 1 : n > VOFF_BATCH_MAX ? VOFF_BATCH_MAX : n;
 }
 
 static int vx_rx(struct voff_port *port, struct voff_pool *pool,
@@ -691,8 +709,15 @@ static int vx_rx(struct voff_port *port, struct voff_pool *pool,
 
 	while (voff_batch_space(b)) {
 		if (vx->rx_head == vx->rxq.n) {
-			voff_batch_init(&vx->rxq);
-			vx->rx_head = 0;
+			/*
+			 * The queue is filled from its tail: the slots before
+			 * rx_head stay unused, so the read appends at most
+			 * rx_share() datagrams (the rest waits in the socket,
+			 * voff_udp_held()).
+			 */
+			vx->rxq.n = VOFF_BATCH_MAX - rx_share(pool);
+			vx->rx_head = vx->rxq.n;
+			vx->rx_slot = -1;
 			n = voff_udp_recv_each(vx->u, pool, &vx->rxq,
 					       vx->rx_from);
 			if (n <= 0) {

@@ -446,6 +446,75 @@ static void t_pending(void)
 	voff_pool_free(pool);
 }
 
+/*
+ * A train of 12 datagrams into ports whose pools are small (8 packets:
+ * a share of 1; 32: 2; 1024: the whole batch), read one, then three,
+ * then all frames at a time: the port never holds more than its share of
+ * the pool between calls, each call resumes where the last stopped, and
+ * every frame arrives once, in order, byte for byte.
+ */
+static void pool_share(unsigned int pool_size, unsigned int share)
+{
+	enum { N = 12, FRAME = 100, DGRAM = 8 + FRAME };
+	static uint8_t train[N * DGRAM];
+	static const unsigned int room[] = { 1, 3, VOFF_BATCH_MAX };
+	struct voff_udp_cfg uc = { 0 };
+	struct voff_port *port = vx_open(1);
+	struct voff_pool *pool;
+	struct voff_udp *u;
+	struct voff_batch b;
+	union voff_udp_addr to = udp_lo(port_no(0));
+	struct iovec v = { train, sizeof(train) };
+	struct pollfd p = { .fd = voff_port_fd(port), .events = POLLIN };
+	unsigned int got = 0;
+
+	CHECK_OK(voff_pool_new(&pool, pool_size, 2048));
+	uc.local = udp_lo(port_no(1));
+	CHECK_OK(voff_udp_open(&u, &uc));
+	for (int i = 0; i < N; i++) {
+		memcpy(train + i * DGRAM, hdr42, 8);
+		CHECK_EQ(tcp_frame(train + i * DGRAM + 8, FRAME, mac_b, 46),
+			 FRAME);
+		train[i * DGRAM + 8 + FRAME - 1] = (uint8_t)i;	/* its number */
+	}
+	CHECK_EQ(voff_udp_send(u, &v, 1, DGRAM, &to), N);
+	for (int call = 0; got < N && call < N; call++) {
+		unsigned int r = room[call < 2 ? call : 2], n;
+
+		voff_batch_init(&b);
+		b.n = VOFF_BATCH_MAX - r;
+		CHECK_EQ(poll(&p, 1, 1000), 1);
+		CHECK_GE(voff_port_rx(port, pool, &b), 1);
+		n = b.n - (VOFF_BATCH_MAX - r);
+		/* What the port holds besides the frames it handed over. */
+		CHECK_LE(voff_pool_in_use(pool) - n, share);
+		/* Room for 1 or 3: full; for a batch, the pool may run out. */
+		CHECK_EQ(n, call < 2 ? r : n);
+		for (unsigned int i = 0; i < n; i++) {
+			struct voff_pkt *pkt = b.pkts[VOFF_BATCH_MAX - r + i];
+
+			CHECK_EQ(pkt->len, FRAME);
+			CHECK_MEM_EQ(voff_pkt_data(pkt),
+				     train + (got + i) * DGRAM + 8, FRAME);
+			voff_pkt_free(pkt);
+		}
+		got += n;
+	}
+	CHECK_EQ(got, N);
+	CHECK_EQ(poll(&p, 1, 50), 0);
+	voff_udp_close(u);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+static void t_pool_share(void)
+{
+	pool_share(8, 1);
+	pool_share(32, 2);
+	pool_share(1024, VOFF_BATCH_MAX);
+}
+
 /* Remotes and static entries at run time, and their errors. */
 static void t_runtime(void)
 {
@@ -745,6 +814,7 @@ static void t_verify(void)
 CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
 	   CHECK_TEST(t_super_single),
 	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
-	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime),
+	   CHECK_TEST(t_pending), CHECK_TEST(t_pool_share),
+	   CHECK_TEST(t_runtime),
 	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),
 	   CHECK_TEST(t_spec_switch), CHECK_TEST(t_verify))
