@@ -95,6 +95,7 @@ struct vx {
 	struct voff_udp *src[VOFF_VXLAN_SRCPORTS_MAX];
 	unsigned int nsrc;
 	uint8_t tx_src;			/* the socket of the frame described */
+	uint64_t hash_key[2];		/* the flow hash's, drawn at open */
 	uint8_t dg_src[VX_TX_DGRAMS];
 	struct voff_sg sg_src[VX_TX_DGRAMS];
 };
@@ -447,6 +448,7 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 	vx->epfd = vx->evfd = -1;
 	vx->tx_dst = VX_NONE;
 	vx->rx_slot = -1;
+	voff__vxlan_hash_key(vx->hash_key);
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
 		vtep_norm(vx, &c->remote[i], &vx->cfg.remote[i]);
 	vx->slots = malloc(VX_TX_SLOTS);
@@ -896,7 +898,8 @@ static int vx_tx(struct voff_port *port, struct voff_pkt **pkts,
 		vx->tx_dst = dst;
 		if (vx->nsrc)
 			vx->tx_src = (uint8_t)voff__vxlan_srcport_pick(
-				voff__vxlan_flow_hash(pkts[i]), vx->nsrc);
+				voff__vxlan_flow_hash(pkts[i], vx->hash_key),
+				vx->nsrc);
 		res[i] = tx_describe(vx, pkts[i]);
 		if (res[i])
 			continue;
@@ -1016,6 +1019,17 @@ int voff_port_vxlan_fdb_lookup(const struct voff_port *port,
 	if (slot < 0 || slot >= VX_VTEPS || !vx->vtep_used[slot])
 		return -ENOENT;
 	*addr = vx->vtep[slot];
+	return 0;
+}
+
+int voff__port_vxlan_hash_key(struct voff_port *port, const uint64_t key[2])
+{
+	struct vx *vx = vx_of(port);
+
+	if (!vx || !key)
+		return -EINVAL;
+	vx->hash_key[0] = key[0];
+	vx->hash_key[1] = key[1];
 	return 0;
 }
 
