@@ -49,6 +49,7 @@
 #include <voff/vxlan.h>
 
 #include "netlink_int.h"
+#include "parse_int.h"
 #include "port_int.h"
 #include "switch_int.h"
 
@@ -588,11 +589,6 @@ static int train_slot(struct vx *vx, unsigned int i)
 	return vtep_slot(vx, &a);
 }
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /*
  * Where the L4 segment of frame @f lies and its pseudo-header sum, for a
  * TCP or UDP (checksum nonzero) segment of IPv4 without fragmentation or
@@ -608,18 +604,18 @@ static bool l4_span(const uint8_t *f, uint32_t len, uint32_t *off,
 
 	if (len < 14 + 40)
 		return false;
-	if (get16(f + 12) == 0x0800 && ip[0] >> 4 == 4) {
+	if (voff__rd16(f + 12) == 0x0800 && ip[0] >> 4 == 4) {
 		hl = (ip[0] & 15u) * 4;
-		n = get16(ip + 2);
+		n = voff__rd16(ip + 2);
 		proto = ip[9];
 		if (hl < 20 || n < hl || 14 + n > len ||
-		    (get16(ip + 6) & 0x3FFF))
+		    (voff__rd16(ip + 6) & 0x3FFF))
 			return false;
 		n -= hl;
 		*sum = voff_csum_pseudo_v4(ip + 12, ip + 16, proto, n);
-	} else if (get16(f + 12) == 0x86DD && ip[0] >> 4 == 6) {
+	} else if (voff__rd16(f + 12) == 0x86DD && ip[0] >> 4 == 6) {
 		hl = 40;
-		n = get16(ip + 4);
+		n = voff__rd16(ip + 4);
 		proto = ip[6];
 		if (14 + 40 + n > len)
 			return false;
@@ -632,8 +628,8 @@ static bool l4_span(const uint8_t *f, uint32_t len, uint32_t *off,
 	if (proto == 6)
 		return n >= 20;
 	/* UDP: a zero checksum is none; leave a length mismatch to the stack. */
-	return proto == 17 && n >= 8 && get16(f + *off + 4) == n &&
-	       get16(f + *off + 6) != 0;
+	return proto == 17 && n >= 8 && voff__rd16(f + *off + 4) == n &&
+	       voff__rd16(f + *off + 6) != 0;
 }
 
 bool voff__vxlan_verify(const uint8_t *f, uint32_t len)
