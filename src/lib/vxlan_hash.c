@@ -47,7 +47,7 @@
 /* The longest input: a tag word, the IPv6 addresses, the ports. */
 #define FIELDS_MAX 40
 
-/* ---- SipHash-1-3 (Aumasson and Bernstein) ---------------------------------- */
+/* ---- SipHash-1-3 (Aumasson and Bernstein) ------------------------------ */
 
 struct sip {
 	uint64_t v0, v1, v2, v3;
@@ -125,7 +125,7 @@ void voff__vxlan_hash_key(uint64_t key[2])
 		 (uint64_t)(uintptr_t)key;
 }
 
-/* ---- the fields ------------------------------------------------------------- */
+/* ---- the fields ---------------------------------------------------------- */
 
 /**
  * struct fields - the bytes a flow is hashed by

@@ -56,7 +56,7 @@ static void underlay(void)
 	   ns_a, ROUTE_MTU, ns_a, ROUTE_MTU);
 }
 
-/* Refuse connect() from now on (EPERM), as the --drop-caps --seccomp filter does. */
+/* Refuse connect() from now on (EPERM), as --drop-caps --seccomp does. */
 static void deny_connect(void)
 {
 	struct sock_filter f[] = {
@@ -124,26 +124,19 @@ static unsigned int kernel_mtu(const char *text)
 	return (unsigned int)mtu;
 }
 
-/* voff__netlink_route_mtu() towards @text; Return: its result. */
-static int nl_route(struct mnl_socket *nl, const char *text,
-		    unsigned int *mtu)
+/*
+ * @fn, voff__netlink_route_mtu() or voff__netlink_addr_mtu(), for the
+ * address @text through @nl.  Return: its result.
+ */
+static int nl_mtu(int (*fn)(struct mnl_socket *nl, int family,
+			    const void *addr, unsigned int *mtu),
+		  struct mnl_socket *nl, const char *text, unsigned int *mtu)
 {
 	union voff_udp_addr a;
 	int fam;
 	const void *p = addr_of(text, &a, &fam);
 
-	return voff__netlink_route_mtu(nl, fam, p, mtu);
-}
-
-/* voff__netlink_addr_mtu() of @text; Return: its result. */
-static int nl_addr(struct mnl_socket *nl, const char *text,
-		   unsigned int *mtu)
-{
-	union voff_udp_addr a;
-	int fam;
-	const void *p = addr_of(text, &a, &fam);
-
-	return voff__netlink_addr_mtu(nl, fam, p, mtu);
+	return fn(nl, fam, p, mtu);
 }
 
 /*
@@ -189,18 +182,19 @@ static void netlink_mtu(bool v6)
 	deny_connect();
 	for (size_t i = 0; i < 4; i++) {
 		mtu = 0;
-		CHECK_OK(nl_route(nl, v6 ? v6r[i].to : v4r[i].to, &mtu));
+		CHECK_OK(nl_mtu(voff__netlink_route_mtu, nl,
+				v6 ? v6r[i].to : v4r[i].to, &mtu));
 		CHECK_EQ(mtu, v6 ? v6r[i].mtu : v4r[i].mtu);
 	}
 	mtu = 7;
-	CHECK_LT(nl_route(nl, nowhere, &mtu), 0);
+	CHECK_LT(nl_mtu(voff__netlink_route_mtu, nl, nowhere, &mtu), 0);
 	CHECK_EQ(mtu, 7);
 	/* The device with the address: its MTU, as SIOCGIFMTU reads it. */
-	CHECK_OK(nl_addr(nl, local, &mtu));
+	CHECK_OK(nl_mtu(voff__netlink_addr_mtu, nl, local, &mtu));
 	CHECK_EQ(mtu, DEV_MTU);
-	CHECK_OK(nl_addr(nl, lo, &mtu));
+	CHECK_OK(nl_mtu(voff__netlink_addr_mtu, nl, lo, &mtu));
 	CHECK_EQ(mtu, 65536);
-	CHECK_EQ(nl_addr(nl, nowhere, &mtu), -ENOENT);
+	CHECK_EQ(nl_mtu(voff__netlink_addr_mtu, nl, nowhere, &mtu), -ENOENT);
 	voff__netlink_close(nl);
 }
 
