@@ -20,9 +20,12 @@
 #include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
 #include <linux/if.h>
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
+#include <netinet/in.h>
 
 #include <voff/feat.h>
 #include <voff/limits.h>
@@ -39,7 +42,7 @@
 #define IFLA_GRO_IPV4_MAX_SIZE 64
 #endif
 
-/* Replies to single-link requests are small; dumps are not used. */
+/* Replies to single-link requests are small; an address dump comes in parts. */
 #define NL_BUF 16384
 
 /* ---- rtnetlink ----------------------------------------------------------- */
@@ -160,7 +163,8 @@ static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags,
 	nlh->nlmsg_seq = (unsigned int)time(NULL);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
+	if (ifname)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
 	return nlh;
 }
 
@@ -270,16 +274,23 @@ static int get_stats(struct mnl_socket *nl, const char *ifname, void *arg)
 	return 0;
 }
 
+/* Read and throw away replies an earlier call left in @nl half-way. */
+static void nl_drain(struct mnl_socket *nl)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+
+	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		;
+}
+
 int voff__netlink_stats(struct mnl_socket *nl, const char *ifname,
 			struct voff_link_stats *out)
 {
-	char buf[NL_BUF] __attribute__((aligned(8)));
 	int err = name_ok(ifname);
 
 	if (err)
 		return err;
-	while (recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT) >= 0)
-		;	/* stale replies */
+	nl_drain(nl);
 	return get_stats(nl, ifname, out);
 }
 
@@ -287,6 +298,215 @@ int voff_netlink_get_stats(const char *netns, const char *ifname,
 			   struct voff_link_stats *out)
 {
 	return nl_with(netns, ifname, get_stats, out);
+}
+
+/* ---- the MTU towards an address ------------------------------------------ */
+
+/**
+ * struct mtu_req - what the MTU look-ups read
+ * @addr:	the address an RTM_GETADDR dump is searched for (4 or 16 bytes)
+ * @alen:	its length
+ * @ifindex:	the route's output device, or the device with @addr; 0: none
+ * @metric:	the route's RTAX_MTU metric, 0 when it has none
+ * @mtu:	the device's IFLA_MTU
+ * @mtu6:	its IPv6 MTU (net.ipv6.conf.DEV.mtu), 0 when not reported
+ */
+struct mtu_req {
+	const void *addr;
+	size_t alen;
+	unsigned int ifindex;
+	uint32_t metric, mtu, mtu6;
+};
+
+static int metric_attr(const struct nlattr *a, void *data)
+{
+	uint32_t *metric = data;
+
+	if (mnl_attr_get_type(a) == RTAX_MTU &&
+	    mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		*metric = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int route_attr(const struct nlattr *a, void *data)
+{
+	struct mtu_req *req = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case RTA_OIF:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		req->ifindex = mnl_attr_get_u32(a);
+		break;
+	case RTA_METRICS:
+		return mnl_attr_parse_nested(a, metric_attr, &req->metric);
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
+		return MNL_CB_OK;
+	return mnl_attr_parse(nlh, sizeof(struct rtmsg), route_attr, data);
+}
+
+/* IFLA_AF_SPEC / AF_INET6 / IFLA_INET6_CONF: the array of the sysctls. */
+static int inet6_attr(const struct nlattr *a, void *data)
+{
+	struct mtu_req *req = data;
+	const int32_t *conf = mnl_attr_get_payload(a);
+
+	if (mnl_attr_get_type(a) == IFLA_INET6_CONF &&
+	    mnl_attr_get_payload_len(a) > DEVCONF_MTU6 * sizeof(*conf) &&
+	    conf[DEVCONF_MTU6] > 0)
+		req->mtu6 = (uint32_t)conf[DEVCONF_MTU6];
+	return MNL_CB_OK;
+}
+
+static int af_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) != AF_INET6)
+		return MNL_CB_OK;
+	return mnl_attr_parse_nested(a, inet6_attr, data);
+}
+
+static int mtu_link_attr(const struct nlattr *a, void *data)
+{
+	struct mtu_req *req = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_MTU:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		req->mtu = mnl_attr_get_u32(a);
+		break;
+	case IFLA_AF_SPEC:
+		return mnl_attr_parse_nested(a, af_attr, data);
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* IFLA_MTU and the IPv6 MTU of device @req->ifindex, through @nl. */
+static int link_mtu(struct mnl_socket *nl, struct mtu_req *req)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = link_msg(buf, RTM_GETLINK, NLM_F_ACK, NULL);
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct link_req lr = { .attr = mtu_link_attr, .arg = req };
+	int err;
+
+	ifi->ifi_index = (int)req->ifindex;
+	err = nl_talk(nl, nlh, link_cb, &lr);
+	if (err)
+		return err;
+	return lr.ifindex && req->mtu ? 0 : -ENODEV;
+}
+
+static size_t addr_len(int family)
+{
+	return family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
+}
+
+int voff__netlink_route_mtu(struct mnl_socket *nl, int family,
+			    const void *addr, unsigned int *mtu)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct mtu_req req = { .alen = addr_len(family) };
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	uint32_t m, lim;
+	int err;
+
+	if (!nl || !addr || !mtu || !req.alen)
+		return -EINVAL;
+	nl_drain(nl);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = (unsigned int)time(NULL);
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (unsigned char)family;
+	rtm->rtm_dst_len = (unsigned char)(req.alen * 8);
+	mnl_attr_put(nlh, RTA_DST, req.alen, addr);
+	err = nl_talk(nl, nlh, route_cb, &req);
+	if (!err && !req.metric)
+		err = req.ifindex ? link_mtu(nl, &req) : -ENOENT;
+	if (err)
+		return err;
+	/*
+	 * As the kernel's IP_MTU / IPV6_MTU: the metric, else the device's
+	 * (IPv6: the device's IPv6 MTU), at most what one packet can carry.
+	 */
+	m = req.metric ? req.metric :
+	    family == AF_INET6 && req.mtu6 ? req.mtu6 : req.mtu;
+	lim = family == AF_INET6 ? 0xFFFF + 40 : 0xFFFF;
+	*mtu = m < lim ? m : lim;
+	return 0;
+}
+
+static int addr_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type == IFA_LOCAL || type == IFA_ADDRESS)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+/*
+ * One address of the dump: the device of the first that is @req->addr
+ * (IFA_LOCAL, else IFA_ADDRESS, as getifaddrs() reads them).
+ */
+static int addr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct mtu_req *req = data;
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IFA_MAX + 1] = { NULL };
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWADDR || req->ifindex ||
+	    mnl_attr_parse(nlh, sizeof(*ifa), addr_attr, tb) < 0)
+		return MNL_CB_OK;
+	a = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	if (a && mnl_attr_get_payload_len(a) == req->alen &&
+	    !memcmp(mnl_attr_get_payload(a), req->addr, req->alen))
+		req->ifindex = ifa->ifa_index;
+	return MNL_CB_OK;
+}
+
+int voff__netlink_addr_mtu(struct mnl_socket *nl, int family,
+			   const void *addr, unsigned int *mtu)
+{
+	char buf[NL_BUF] __attribute__((aligned(8)));
+	struct mtu_req req = { .addr = addr, .alen = addr_len(family) };
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa;
+	int err;
+
+	if (!nl || !addr || !mtu || !req.alen)
+		return -EINVAL;
+	nl_drain(nl);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETADDR;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = (unsigned int)time(NULL);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = (unsigned char)family;
+	err = nl_talk(nl, nlh, addr_cb, &req);
+	if (err)
+		return err;
+	if (!req.ifindex)
+		return -ENOENT;
+	err = link_mtu(nl, &req);
+	if (!err)
+		*mtu = req.mtu;
+	return err;
 }
 
 /* RTM_NEWLINK for @ifname through @nl with the limits @arg sets. */

@@ -365,15 +365,41 @@ unsigned int voff__port_off_needed(const struct voff_pkt *pkt, bool l3);
  * VXLAN source port (vxlan_hash.c)
  * @pkt:	an Ethernet frame; its l2_off and l3_off are used when a
  *		parse set them, and nothing else of it is changed
+ * @key:	the port's secret (voff__vxlan_hash_key())
  *
  * IPv4 and IPv6: the addresses and the protocol, and the ports of TCP and
  * UDP (not of a fragment, nor behind IPv6 extension headers); any other
  * frame: its MAC addresses and EtherType.  The same header bytes give the
  * same hash whether or not the frame was parsed, so every frame of a flow
- * (each segment of a super-packet, the plain frames) hashes alike.
+ * (each segment of a super-packet, the plain frames) hashes alike under
+ * one @key; another key maps the flows anew (SipHash-1-3 of the fields).
  * Return: the hash.
  */
-uint32_t voff__vxlan_flow_hash(const struct voff_pkt *pkt);
+uint32_t voff__vxlan_flow_hash(const struct voff_pkt *pkt,
+			       const uint64_t key[2]);
+
+/**
+ * voff__vxlan_hash_key() - draw a random key for voff__vxlan_flow_hash()
+ * @key:	receives 128 bits from getrandom(), or from the clocks when
+ *		the kernel has no entropy to give yet
+ */
+void voff__vxlan_hash_key(uint64_t key[2]);
+
+/**
+ * voff__siphash13() - SipHash-1-3 of @n bytes at @p under @key
+ * (@key[0] the key's first 8 bytes read little-endian, @key[1] the next)
+ * Return: the 64-bit hash.
+ */
+uint64_t voff__siphash13(const uint64_t key[2], const uint8_t *p, size_t n);
+
+/**
+ * voff__port_vxlan_hash_key() - set a VXLAN port's flow hash key
+ * @port:	a VXLAN port, before it sends (a flow keeps its source port
+ *		only while the key stays)
+ * @key:	the key; tests fix one, ports draw theirs at open
+ * Return: 0, or -EINVAL when @port is not a VXLAN port.
+ */
+int voff__port_vxlan_hash_key(struct voff_port *port, const uint64_t key[2]);
 
 /**
  * voff__vxlan_srcport_pick() - which of @n source ports @hash maps to

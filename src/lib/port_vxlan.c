@@ -26,16 +26,13 @@
  * readable while datagrams wait.
  */
 #include <errno.h>
-#include <ifaddrs.h>
 #include <linux/filter.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +48,8 @@
 #include <voff/udp.h>
 #include <voff/vxlan.h>
 
-#include "netns_int.h"
+#include "netlink_int.h"
+#include "parse_int.h"
 #include "port_int.h"
 #include "switch_int.h"
 
@@ -63,6 +61,8 @@
 #define VX_TX_DGRAMS 1024
 /* Header slots for the segments of those datagrams. */
 #define VX_TX_SLOTS (VX_TX_DGRAMS * 128)
+/* A read takes at most this share of the pool: see rx_share(). */
+#define VX_POOL_SHARE 16
 /* Destination of a run of datagrams: every remote. */
 #define VX_FLOOD (-1)
 #define VX_NONE (-2)
@@ -71,7 +71,7 @@ struct vx {
 	struct voff_vxlan_cfg cfg;	/* cfg.remote is the flood list */
 	struct voff_udp *u;
 	int family;
-	int mtu_fd;			/* route MTU probe, see open_probe() */
+	struct mnl_socket *nl;		/* MTU look-ups (the overlay MTU) */
 	uint16_t dport;			/* port of learned VTEPs */
 	int epfd, evfd;
 	bool signalled;
@@ -96,6 +96,7 @@ struct vx {
 	struct voff_udp *src[VOFF_VXLAN_SRCPORTS_MAX];
 	unsigned int nsrc;
 	uint8_t tx_src;			/* the socket of the frame described */
+	uint64_t hash_key[2];		/* the flow hash's, drawn at open */
 	uint8_t dg_src[VX_TX_DGRAMS];
 	struct voff_sg sg_src[VX_TX_DGRAMS];
 };
@@ -209,86 +210,47 @@ static void learn(struct vx *vx, const uint8_t *mac, int slot, uint64_t now)
 /* ---- the overlay MTU ------------------------------------------------------ */
 
 /*
- * The route MTU probe: an unbound datagram socket of the port's family,
- * made in the port's namespace at open time.  Entering the namespace needs
- * CAP_SYS_ADMIN, which `voff switch --drop-caps` gives up before a remote
- * may be added; a socket stays in the namespace it was made in, so every
- * later lookup through it needs no privilege.
+ * The MTUs come from an rtnetlink socket made in the port's namespace at
+ * open time.  Entering the namespace needs CAP_SYS_ADMIN, which `voff
+ * switch --drop-caps` gives up before a remote may be added; a socket
+ * stays in the namespace it was made in, and a look-up through it is a
+ * sendto() and a recvmsg(), which the --seccomp filter allows, so every
+ * later look-up needs neither privilege nor connect().
  */
-static int open_probe(struct vx *vx, const char *netns)
-{
-	int saved, err;
 
-	err = voff__netns_enter(netns, &saved);
-	if (err)
-		return err;
-	vx->mtu_fd = socket(vx->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	err = vx->mtu_fd < 0 ? -errno : 0;
-	voff__netns_leave(saved);
-	return err;
+/* The address bytes of @a (in network order). */
+static const void *addr_bytes(const union voff_udp_addr *a)
+{
+	if (a->sa.sa_family == AF_INET6)
+		return &a->in6.sin6_addr;
+	return &a->in4.sin_addr;
 }
 
 /*
  * The MTU of the route to @to (its device's, or the route's own), 0 when
- * none is found.  connect() looks the route up and IP_MTU/IPV6_MTU reads
- * it; connecting to AF_UNSPEC after, successful or not, leaves the probe
- * unconnected and without the port connect() bound it to, so it never
- * takes a datagram.
+ * none is found: what IP_MTU/IPV6_MTU would read on a socket connected
+ * to @to.
  */
-static unsigned int route_mtu(int fd, const union voff_udp_addr *to)
+static unsigned int route_mtu(struct vx *vx, const union voff_udp_addr *to)
 {
-	const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
-	int mtu = 0;
-	socklen_t len = sizeof(mtu);
-
-	if (connect(fd, &to->sa, voff_udp_addr_len(to)) ||
-	    getsockopt(fd, to->sa.sa_family == AF_INET ? IPPROTO_IP :
-							 IPPROTO_IPV6,
-		       to->sa.sa_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
-		       &len))
-		mtu = 0;
-	(void)connect(fd, &unspec, sizeof(unspec));
-	return mtu > 0 ? (unsigned int)mtu : 0;
-}
-
-static bool ifa_has(const struct ifaddrs *ifa, const union voff_udp_addr *a)
-{
-	if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != a->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return ((const struct sockaddr_in *)(const void *)ifa->ifa_addr)
-			       ->sin_addr.s_addr == a->in4.sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)(const void *)
-				 ifa->ifa_addr)->sin6_addr,
-		       &a->in6.sin6_addr, 16);
-}
-
-/* The MTU of the device that has address @a in @netns. */
-static unsigned int local_mtu(const char *netns, const union voff_udp_addr *a)
-{
-	struct ifaddrs *all = NULL;
-	struct ifreq ifr;
 	unsigned int mtu = 0;
-	int saved, fd;
 
-	if (voff__netns_enter(netns, &saved))
+	if (voff__netlink_route_mtu(vx->nl, to->sa.sa_family, addr_bytes(to),
+				    &mtu))
 		return 0;
-	if (getifaddrs(&all))
-		all = NULL;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	voff__netns_leave(saved);
-	for (struct ifaddrs *i = all; i && fd >= 0; i = i->ifa_next) {
-		if (!ifa_has(i, a))
-			continue;
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->ifa_name);
-		if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
-			mtu = (unsigned int)ifr.ifr_mtu;
-		break;
-	}
-	if (fd >= 0)
-		close(fd);
-	freeifaddrs(all);
+	return mtu;
+}
+
+/* The MTU of the device that has address @a, 0 when none has it. */
+static unsigned int local_mtu(struct vx *vx, const union voff_udp_addr *a)
+{
+	unsigned int mtu = 0;
+
+	if (a->sa.sa_family != AF_INET && a->sa.sa_family != AF_INET6)
+		return 0;
+	if (voff__netlink_addr_mtu(vx->nl, a->sa.sa_family, addr_bytes(a),
+				   &mtu))
+		return 0;
 	return mtu;
 }
 
@@ -304,16 +266,16 @@ static void update_limits(struct voff_port *port)
 	unsigned int under = 0, over, dgram, segs, train;
 
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++) {
-		unsigned int m = route_mtu(vx->mtu_fd, &vx->cfg.remote[i]);
+		unsigned int m = route_mtu(vx, &vx->cfg.remote[i]);
 
 		if (m && (!under || m < under))
 			under = m;
 	}
 	if (!under)
-		under = local_mtu(port->netns, &vx->cfg.local);
+		under = local_mtu(vx, &vx->cfg.local);
 	/*
-	 * Nothing readable (no route; or, without a remote, the local
-	 * device's MTU once no privilege is left): keep what was.
+	 * Nothing readable (no route, no device with the local address, or
+	 * the namespace gone): keep what was.
 	 */
 	if (!under && port->info.limits.mtu)
 		return;
@@ -361,8 +323,7 @@ static void vx_free(struct vx *vx)
 		close(vx->epfd);
 	if (vx->evfd >= 0)
 		close(vx->evfd);
-	if (vx->mtu_fd >= 0)
-		close(vx->mtu_fd);
+	voff__netlink_close(vx->nl);
 	voff_udp_close(vx->u);
 	for (unsigned int i = 0; i < vx->nsrc; i++)
 		voff_udp_close(vx->src[i]);
@@ -485,9 +446,10 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 		return -ENOMEM;
 	vx->cfg = *c;
 	vx->family = fam;
-	vx->epfd = vx->evfd = vx->mtu_fd = -1;
+	vx->epfd = vx->evfd = -1;
 	vx->tx_dst = VX_NONE;
 	vx->rx_slot = -1;
+	voff__vxlan_hash_key(vx->hash_key);
 	for (unsigned int i = 0; i < vx->cfg.n_remote; i++)
 		vtep_norm(vx, &c->remote[i], &vx->cfg.remote[i]);
 	vx->slots = malloc(VX_TX_SLOTS);
@@ -501,7 +463,7 @@ static int vx_open(struct voff_port *port, const struct voff_port_cfg *cfg)
 	if (!err)
 		err = open_srcports(vx, cfg->netns);
 	if (!err)
-		err = open_probe(vx, cfg->netns);
+		err = voff__netlink_open(cfg->netns, &vx->nl);
 	if (!err)
 		err = open_poll(vx);
 	if (err) {
@@ -660,11 +622,6 @@ static int train_slot(struct vx *vx, unsigned int i)
 	return vtep_slot(vx, &a);
 }
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /*
  * Where the L4 segment of frame @f lies and its pseudo-header sum, for a
  * TCP or UDP (checksum nonzero) segment of IPv4 without fragmentation or
@@ -680,18 +637,18 @@ static bool l4_span(const uint8_t *f, uint32_t len, uint32_t *off,
 
 	if (len < 14 + 40)
 		return false;
-	if (get16(f + 12) == 0x0800 && ip[0] >> 4 == 4) {
+	if (voff__rd16(f + 12) == 0x0800 && ip[0] >> 4 == 4) {
 		hl = (ip[0] & 15u) * 4;
-		n = get16(ip + 2);
+		n = voff__rd16(ip + 2);
 		proto = ip[9];
 		if (hl < 20 || n < hl || 14 + n > len ||
-		    (get16(ip + 6) & 0x3FFF))
+		    (voff__rd16(ip + 6) & 0x3FFF))
 			return false;
 		n -= hl;
 		*sum = voff_csum_pseudo_v4(ip + 12, ip + 16, proto, n);
-	} else if (get16(f + 12) == 0x86DD && ip[0] >> 4 == 6) {
+	} else if (voff__rd16(f + 12) == 0x86DD && ip[0] >> 4 == 6) {
 		hl = 40;
-		n = get16(ip + 4);
+		n = voff__rd16(ip + 4);
 		proto = ip[6];
 		if (14 + 40 + n > len)
 			return false;
@@ -704,8 +661,8 @@ static bool l4_span(const uint8_t *f, uint32_t len, uint32_t *off,
 	if (proto == 6)
 		return n >= 20;
 	/* UDP: a zero checksum is none; leave a length mismatch to the stack. */
-	return proto == 17 && n >= 8 && get16(f + *off + 4) == n &&
-	       get16(f + *off + 6) != 0;
+	return proto == 17 && n >= 8 && voff__rd16(f + *off + 4) == n &&
+	       voff__rd16(f + *off + 6) != 0;
 }
 
 bool voff__vxlan_verify(const uint8_t *f, uint32_t len)
@@ -748,13 +705,29 @@ static void rx_one(struct voff_port *port, struct voff_pkt *pkt,
 	voff__port_rx_accept(port, pkt, b, 0, 0);
 }
 
-/* The VTEP slot of queued datagram @i's source, worked out once per source. */
+/*
+ * The VTEP slot of queued datagram @i's source, worked out once per source
+ * of a read (rx_slot is -1 at its first datagram).
+ */
 static void rx_source(struct vx *vx, unsigned int i)
 {
-	if (i && vx->rx_slot >= 0 &&
+	if (vx->rx_slot >= 0 &&
 	    voff_udp_addr_eq(&vx->rx_from[i], &vx->rx_from[i - 1]))
 		return;
 	vx->rx_slot = train_slot(vx, i);
+}
+
+/*
+ * Datagrams one read may take from @pool: a sixteenth of it (the share a
+ * TAP keeps posted, port_tap.c), at least one, at most a batch: what the
+ * port holds between calls, so that a small pool_size cannot be drained
+ * by one port.  The switch's default 1024 packets leave a whole batch.
+ */
+static unsigned int rx_share(const struct voff_pool *pool)
+{
+	unsigned int n = voff_pool_capacity(pool) / VX_POOL_SHARE;
+
+	return n < 1 ? 1 : n > VOFF_BATCH_MAX ? VOFF_BATCH_MAX : n;
 }
 
 static int vx_rx(struct voff_port *port, struct voff_pool *pool,
@@ -767,8 +740,15 @@ static int vx_rx(struct voff_port *port, struct voff_pool *pool,
 
 	while (voff_batch_space(b)) {
 		if (vx->rx_head == vx->rxq.n) {
-			voff_batch_init(&vx->rxq);
-			vx->rx_head = 0;
+			/*
+			 * The queue is filled from its tail: the slots before
+			 * rx_head stay unused, so the read appends at most
+			 * rx_share() datagrams (the rest waits in the socket,
+			 * voff_udp_held()).
+			 */
+			vx->rxq.n = VOFF_BATCH_MAX - rx_share(pool);
+			vx->rx_head = vx->rxq.n;
+			vx->rx_slot = -1;
 			n = voff_udp_recv_each(vx->u, pool, &vx->rxq,
 					       vx->rx_from);
 			if (n <= 0) {
@@ -947,7 +927,8 @@ static int vx_tx(struct voff_port *port, struct voff_pkt **pkts,
 		vx->tx_dst = dst;
 		if (vx->nsrc)
 			vx->tx_src = (uint8_t)voff__vxlan_srcport_pick(
-				voff__vxlan_flow_hash(pkts[i]), vx->nsrc);
+				voff__vxlan_flow_hash(pkts[i], vx->hash_key),
+				vx->nsrc);
 		res[i] = tx_describe(vx, pkts[i]);
 		if (res[i])
 			continue;
@@ -1068,6 +1049,17 @@ int voff_port_vxlan_fdb_lookup(const struct voff_port *port,
 	if (slot < 0 || slot >= VX_VTEPS || !vx->vtep_used[slot])
 		return -ENOENT;
 	*addr = vx->vtep[slot];
+	return 0;
+}
+
+int voff__port_vxlan_hash_key(struct voff_port *port, const uint64_t key[2])
+{
+	struct vx *vx = vx_of(port);
+
+	if (!vx || !key)
+		return -EINVAL;
+	vx->hash_key[0] = key[0];
+	vx->hash_key[1] = key[1];
 	return 0;
 }
 

@@ -19,9 +19,20 @@
  * (an IPv4 packet that is no fragment; IPv6 without extension headers).
  * Fragments and extension headers fall back to addresses and protocol,
  * as the kernel does for fragments.
+ *
+ * The fields are hashed with SipHash-1-3 under a key each port draws at
+ * open (voff__vxlan_hash_key(): getrandom()), as the kernel keys its flow
+ * hash with a random secret: two voffs of a fabric map flows to source
+ * ports differently, and a peer that does not know the key cannot choose
+ * flows that all land on one port.  The key stays for the port's life,
+ * so a flow keeps its source port.  A keyed function, not a fast mix with
+ * a seed: such mixes have collisions that hold whatever the seed.
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include <voff/pkt.h>
 
@@ -33,36 +44,114 @@
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88A8
 
-static uint32_t rd32(const uint8_t *p)
+/* The longest input: a tag word, the IPv6 addresses, the ports. */
+#define FIELDS_MAX 40
+
+/* ---- SipHash-1-3 (Aumasson and Bernstein) ------------------------------ */
+
+struct sip {
+	uint64_t v0, v1, v2, v3;
+};
+
+static uint64_t rotl(uint64_t x, unsigned int b)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
+	return x << b | x >> (64 - b);
 }
 
-/* Fold word @w into running hash @h (a multiply-rotate step). */
-static uint32_t mix(uint32_t h, uint32_t w)
+static void sip_round(struct sip *s)
 {
-	h ^= w * 0xCC9E2D51u;
-	h = h << 13 | h >> 19;
-	return h * 5 + 0xE6546B64u;
+	s->v0 += s->v1;
+	s->v1 = rotl(s->v1, 13) ^ s->v0;
+	s->v0 = rotl(s->v0, 32);
+	s->v2 += s->v3;
+	s->v3 = rotl(s->v3, 16) ^ s->v2;
+	s->v0 += s->v3;
+	s->v3 = rotl(s->v3, 21) ^ s->v0;
+	s->v2 += s->v1;
+	s->v1 = rotl(s->v1, 17) ^ s->v2;
+	s->v2 = rotl(s->v2, 32);
 }
 
-/* Fold @n bytes at @p in, four at a time (@n a multiple of 4). */
-static uint32_t mix_bytes(uint32_t h, const uint8_t *p, uint32_t n)
+/* One message word: one compression round (the 1 of 1-3). */
+static void sip_word(struct sip *s, uint64_t m)
 {
-	for (uint32_t i = 0; i < n; i += 4)
-		h = mix(h, rd32(p + i));
-	return h;
+	s->v3 ^= m;
+	sip_round(s);
+	s->v0 ^= m;
 }
 
-/* The final avalanche, so every input bit reaches the top bits. */
-static uint32_t fmix(uint32_t h)
+/* The @n (at most 8) bytes at @p as a little-endian word. */
+static uint64_t le64(const uint8_t *p, size_t n)
 {
-	h ^= h >> 16;
-	h *= 0x85EBCA6Bu;
-	h ^= h >> 13;
-	h *= 0xC2B2AE35u;
-	return h ^ (h >> 16);
+	uint64_t w = 0;
+
+	for (size_t i = n; i > 0; i--)
+		w = w << 8 | p[i - 1];
+	return w;
+}
+
+uint64_t voff__siphash13(const uint64_t key[2], const uint8_t *p, size_t n)
+{
+	struct sip s = {
+		key[0] ^ 0x736F6D6570736575ull, key[1] ^ 0x646F72616E646F6Dull,
+		key[0] ^ 0x6C7967656E657261ull, key[1] ^ 0x7465646279746573ull,
+	};
+	size_t full = n & ~(size_t)7;
+
+	for (size_t i = 0; i < full; i += 8)
+		sip_word(&s, le64(p + i, 8));
+	sip_word(&s, le64(p + full, n - full) | (uint64_t)(n & 0xFF) << 56);
+	s.v2 ^= 0xFF;
+	for (int i = 0; i < 3; i++)	/* the 3: finalization rounds */
+		sip_round(&s);
+	return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+}
+
+void voff__vxlan_hash_key(uint64_t key[2])
+{
+	struct timespec ts;
+
+	if (getrandom(key, 2 * sizeof(*key), GRND_NONBLOCK) ==
+	    (ssize_t)(2 * sizeof(*key)))
+		return;
+	/*
+	 * No entropy yet (early boot): the clocks and an address, a key no
+	 * peer reads off the wire, still better than a constant one.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	key[0] = (uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	key[1] = (uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^
+		 (uint64_t)(uintptr_t)key;
+}
+
+/* ---- the fields ---------------------------------------------------------- */
+
+/**
+ * struct fields - the bytes a flow is hashed by
+ * @b:	a tag word (what kind of frame, its protocol), then the fields
+ * @n:	bytes used
+ */
+struct fields {
+	uint8_t b[FIELDS_MAX];
+	size_t n;
+};
+
+static void put(struct fields *f, const uint8_t *p, size_t n)
+{
+	memcpy(f->b + f->n, p, n);
+	f->n += n;
+}
+
+/* The tag word: what the fields are, so no two kinds hash alike. */
+static void put_tag(struct fields *f, uint8_t kind, uint8_t proto,
+		    uint16_t extra)
+{
+	const uint8_t tag[4] = { kind, proto, (uint8_t)(extra >> 8),
+				 (uint8_t)extra };
+
+	f->n = 0;
+	put(f, tag, 4);
 }
 
 /* Where the L3 header starts, its EtherType in *@type; 0 when no room. */
@@ -90,49 +179,54 @@ static uint32_t l3_start(const struct voff_pkt *pkt, const uint8_t *f,
 }
 
 /* The IPv4 fields at @ip; Return: false when it is not a whole header. */
-static bool hash_v4(const uint8_t *ip, uint32_t room, uint32_t *h)
+static bool fields_v4(const uint8_t *ip, uint32_t room, struct fields *f)
 {
 	uint32_t hl;
 
 	if (room < 20 || ip[0] >> 4 != 4)
 		return false;
 	hl = (ip[0] & 15u) * 4;
-	*h = mix_bytes(*h, ip + 12, 8);
-	*h = mix(*h, ip[9]);
+	put_tag(f, 4, ip[9], 0);
+	put(f, ip + 12, 8);
 	/* Ports only in a packet that is no fragment: MF clear, offset 0. */
 	if ((voff__rd16(ip + 6) & 0x3FFF) || (ip[9] != 6 && ip[9] != 17) ||
 	    hl < 20 || room < hl + 4)
 		return true;
-	*h = mix(*h, rd32(ip + hl));
+	put(f, ip + hl, 4);
 	return true;
 }
 
-static bool hash_v6(const uint8_t *ip, uint32_t room, uint32_t *h)
+static bool fields_v6(const uint8_t *ip, uint32_t room, struct fields *f)
 {
 	if (room < 40 || ip[0] >> 4 != 6)
 		return false;
-	*h = mix_bytes(*h, ip + 8, 32);
-	*h = mix(*h, ip[6]);
+	put_tag(f, 6, ip[6], 0);
+	put(f, ip + 8, 32);
 	if ((ip[6] == 6 || ip[6] == 17) && room >= 44)
-		*h = mix(*h, rd32(ip + 40));
+		put(f, ip + 40, 4);
 	return true;
 }
 
-uint32_t voff__vxlan_flow_hash(const struct voff_pkt *pkt)
+uint32_t voff__vxlan_flow_hash(const struct voff_pkt *pkt,
+			       const uint64_t key[2])
 {
-	const uint8_t *f = voff_pkt_data(pkt);
-	uint32_t len = pkt->len, type = 0, h = 0x5EED1A7Eu;
-	uint32_t l3 = len >= 14 ? l3_start(pkt, f, len, &type) : 0;
+	const uint8_t *d = voff_pkt_data(pkt);
+	uint32_t len = pkt->len, type = 0;
+	uint32_t l3 = len >= 14 ? l3_start(pkt, d, len, &type) : 0;
+	struct fields f;
+	bool ip = l3 && ((type == ETH_P_IP && fields_v4(d + l3, len - l3, &f)) ||
+			 (type == ETH_P_IPV6 &&
+			  fields_v6(d + l3, len - l3, &f)));
+	uint64_t h;
 
-	if (l3 && type == ETH_P_IP && hash_v4(f + l3, len - l3, &h))
-		return fmix(h ^ 4);
-	if (l3 && type == ETH_P_IPV6 && hash_v6(f + l3, len - l3, &h))
-		return fmix(h ^ 6);
-	/* Not IP (or a broken IP header): the MACs and the EtherType. */
-	if (len < 14)
-		return fmix(mix(h, len));
-	h = mix_bytes(h, f, 12);
-	return fmix(mix(h, voff__rd16(f + 12)));
+	if (!ip && len < 14) {	/* too short for Ethernet: its length */
+		put_tag(&f, 0xFF, 0, (uint16_t)len);
+	} else if (!ip) {	/* not IP (or a broken header): MACs, type */
+		put_tag(&f, 0, 0, voff__rd16(d + 12));
+		put(&f, d, 12);
+	}
+	h = voff__siphash13(key, f.b, f.n);
+	return (uint32_t)(h ^ h >> 32);
 }
 
 unsigned int voff__vxlan_srcport_pick(uint32_t hash, unsigned int n)

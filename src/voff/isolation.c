@@ -192,8 +192,9 @@ static const char *const port_calls[] = {
 	"io_uring_setup", "io_uring_register",	/* a new TAP's ring */
 	/*
 	 * A vxlan port: its descriptor is an epoll set of its socket and an
-	 * eventfd; connect() of a probe socket reads the route MTU towards
-	 * a remote.
+	 * eventfd (its route MTUs are read over rtnetlink: sendto/recvmsg).
+	 * A vhost-user port: connect() tells a live socket at its path from
+	 * a stale one it may replace (unix_sock.c).
 	 */
 	"epoll_create1", "eventfd2", "connect",
 };

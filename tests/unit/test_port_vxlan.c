@@ -404,31 +404,50 @@ static void t_decap_drops(void)
 	voff_pool_free(pool);
 }
 
+/* Datagrams of peer_train(): the VXLAN header and a 100-byte frame. */
+#define TRAIN_FRAME 100
+#define TRAIN_DGRAM (8 + TRAIN_FRAME)
+
+/*
+ * A peer on port_no(1) sends the port one train of @n datagrams, each a
+ * TCP frame numbered by its last byte, kept at @train.  Return: the peer.
+ */
+static struct voff_udp *peer_train(uint8_t *train, int n)
+{
+	struct voff_udp_cfg uc = { 0 };
+	union voff_udp_addr to = udp_lo(port_no(0));
+	struct iovec v = { train, (size_t)n * TRAIN_DGRAM };
+	struct voff_udp *u;
+
+	uc.local = udp_lo(port_no(1));
+	CHECK_OK(voff_udp_open(&u, &uc));
+	for (int i = 0; i < n; i++) {
+		uint8_t *d = train + i * TRAIN_DGRAM;
+
+		memcpy(d, hdr42, 8);
+		CHECK_EQ(tcp_frame(d + 8, TRAIN_FRAME, mac_b, 46), TRAIN_FRAME);
+		d[TRAIN_DGRAM - 1] = (uint8_t)i;
+	}
+	CHECK_EQ(voff_udp_send(u, &v, 1, TRAIN_DGRAM, &to), n);
+	return u;
+}
+
 /*
  * A train longer than the batch's room: the rest waits in the port, whose
  * descriptor stays readable until it is taken.
  */
 static void t_pending(void)
 {
-	static uint8_t train[5 * 108];
-	struct voff_udp_cfg uc = { 0 };
+	static uint8_t train[5 * TRAIN_DGRAM];
 	struct voff_port *port = vx_open(1);
 	struct voff_pool *pool;
 	struct voff_udp *u;
 	struct voff_batch b;
-	union voff_udp_addr to = udp_lo(port_no(0));
-	struct iovec v = { train, sizeof(train) };
 	struct pollfd p = { .fd = voff_port_fd(port), .events = POLLIN };
 	unsigned int total = 0;
 
 	CHECK_OK(voff_pool_new(&pool, 16, 2048));
-	uc.local = udp_lo(port_no(1));
-	CHECK_OK(voff_udp_open(&u, &uc));
-	for (int i = 0; i < 5; i++) {
-		memcpy(train + i * 108, hdr42, 8);
-		CHECK_EQ(tcp_frame(train + i * 108 + 8, 100, mac_b, 46), 100);
-	}
-	CHECK_EQ(voff_udp_send(u, &v, 1, 108, &to), 5);
+	u = peer_train(train, 5);
 	CHECK_EQ(poll(&p, 1, 1000), 1);
 	for (int round = 0; round < 3; round++) {
 		voff_batch_init(&b);
@@ -444,6 +463,66 @@ static void t_pending(void)
 	voff_port_close(port);
 	CHECK_EQ(voff_pool_in_use(pool), 0);
 	voff_pool_free(pool);
+}
+
+/*
+ * A train of 12 datagrams into ports whose pools are small (8 packets:
+ * a share of 1; 32: 2; 1024: the whole batch), read one, then three,
+ * then all frames at a time: the port never holds more than its share of
+ * the pool between calls, each call resumes where the last stopped, and
+ * every frame arrives once, in order, byte for byte.
+ */
+static void pool_share(unsigned int pool_size, unsigned int share)
+{
+	enum { N = 12 };
+	static uint8_t train[N * TRAIN_DGRAM];
+	static const unsigned int room[] = { 1, 3, VOFF_BATCH_MAX };
+	struct voff_port *port = vx_open(1);
+	struct voff_pool *pool;
+	struct voff_udp *u;
+	struct voff_batch b;
+	struct pollfd p = { .fd = voff_port_fd(port), .events = POLLIN };
+	unsigned int got = 0;
+
+	CHECK_OK(voff_pool_new(&pool, pool_size, 2048));
+	u = peer_train(train, N);
+	for (int call = 0; got < N && call < N; call++) {
+		unsigned int r = room[call < 2 ? call : 2], n;
+
+		voff_batch_init(&b);
+		b.n = VOFF_BATCH_MAX - r;
+		CHECK_EQ(poll(&p, 1, 1000), 1);
+		CHECK_GE(voff_port_rx(port, pool, &b), 1);
+		n = b.n - (VOFF_BATCH_MAX - r);
+		/* What the port holds besides the frames it handed over. */
+		CHECK_LE(voff_pool_in_use(pool) - n, share);
+		/* Room for 1 or 3: filled; for a batch, the pool may run out. */
+		if (call < 2)
+			CHECK_EQ(n, r);
+		for (unsigned int i = 0; i < n; i++) {
+			struct voff_pkt *pkt = b.pkts[VOFF_BATCH_MAX - r + i];
+
+			CHECK_EQ(pkt->len, TRAIN_FRAME);
+			CHECK_MEM_EQ(voff_pkt_data(pkt),
+				     train + (got + i) * TRAIN_DGRAM + 8,
+				     TRAIN_FRAME);
+			voff_pkt_free(pkt);
+		}
+		got += n;
+	}
+	CHECK_EQ(got, N);
+	CHECK_EQ(poll(&p, 1, 50), 0);
+	voff_udp_close(u);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+static void t_pool_share(void)
+{
+	pool_share(8, 1);
+	pool_share(32, 2);
+	pool_share(1024, VOFF_BATCH_MAX);
 }
 
 /* Remotes and static entries at run time, and their errors. */
@@ -745,6 +824,7 @@ static void t_verify(void)
 CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
 	   CHECK_TEST(t_super_single),
 	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
-	   CHECK_TEST(t_pending), CHECK_TEST(t_runtime),
+	   CHECK_TEST(t_pending), CHECK_TEST(t_pool_share),
+	   CHECK_TEST(t_runtime),
 	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),
 	   CHECK_TEST(t_spec_switch), CHECK_TEST(t_verify))

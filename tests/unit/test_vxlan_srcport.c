@@ -3,7 +3,8 @@
  * test_vxlan_srcport.c - the VXLAN port's per-flow UDP source ports
  * (vxlan.h, srcports=): the flow hash (one flow one hash whatever the
  * payload, the parse or the segmentation; flows spread over every one of
- * N ports; frames that are not IP; fragments), and, over sockets on
+ * N ports; keyed: another key, another map; frames that are not IP;
+ * fragments), and, over sockets on
  * 127.0.0.1 (no root), the send sockets: each flow from one of them,
  * several used, one sendmmsg() per socket for a batch of interleaved
  * flows, replication, nothing received on them, the ports of a range,
@@ -121,8 +122,12 @@ static size_t flow_frame(uint8_t *buf, size_t cap, const struct flow *f,
 	return tf_finish(&b);
 }
 
-/* The hash of the frame at @buf, as an unparsed packet or a parsed one. */
-static uint32_t hash_of(const uint8_t *buf, size_t len, bool parse)
+/* The flow hash key of the hash tests (a port draws its own at open). */
+static uint64_t key[2] = { 0x0706050403020100ull, 0x0F0E0D0C0B0A0908ull };
+
+/* The hash under @k of the frame at @buf, unparsed or parsed. */
+static uint32_t hash_key_of(const uint8_t *buf, size_t len, bool parse,
+			    const uint64_t k[2])
 {
 	static uint8_t room[4096];
 	struct voff_pkt p;
@@ -131,7 +136,13 @@ static uint32_t hash_of(const uint8_t *buf, size_t len, bool parse)
 	CHECK_OK(voff_pkt_set_data(&p, buf, (uint32_t)len));
 	if (parse)
 		CHECK_OK(voff_pkt_parse(&p, VOFF_PARSE_ETH, NULL));
-	return voff__vxlan_flow_hash(&p);
+	return voff__vxlan_flow_hash(&p, k);
+}
+
+/* The hash of the frame at @buf, as an unparsed packet or a parsed one. */
+static uint32_t hash_of(const uint8_t *buf, size_t len, bool parse)
+{
+	return hash_key_of(buf, len, parse, key);
 }
 
 /*
@@ -180,11 +191,11 @@ static void t_hash_segments(void)
 		CHECK_OK(voff_pkt_parse(pkt, VOFF_PARSE_ETH, NULL));
 		pkt->gso_type = f.v6 ? VOFF_GSO_TCPV6 : VOFF_GSO_TCPV4;
 		pkt->gso_size = 1000;
-		h = voff__vxlan_flow_hash(pkt);
+		h = voff__vxlan_flow_hash(pkt, key);
 		n = voff_gso_segment(pkt, NULL, pool, seg, 64);
 		CHECK_EQ(n, 12);
 		for (int i = 0; i < n; i++)
-			CHECK_EQ(voff__vxlan_flow_hash(seg[i]), h);
+			CHECK_EQ(voff__vxlan_flow_hash(seg[i], key), h);
 		/* The same flow's plain frame, never parsed. */
 		len = flow_frame(buf, sizeof(buf), &f, 300, 99, 64);
 		CHECK_EQ(hash_of(buf, len, false), h);
@@ -253,6 +264,61 @@ static void t_hash_spread(void)
 	CHECK_EQ(voff__vxlan_srcport_pick(0xFFFFFFFFu, 8), 7);
 	CHECK_EQ(voff__vxlan_srcport_pick(0, 8), 0);
 	CHECK_EQ(voff__vxlan_srcport_pick(12345, 0), 0);
+}
+
+/*
+ * The keyed hash: SipHash-1-3 itself (the reference's key 00..0f and
+ * messages 00 01 02 ..., lengths across the 8-byte words); keys drawn
+ * at random differ; under each of two random keys every flow keeps its
+ * port and the flows spread over all 8, and the two keys map them
+ * differently (an eighth agree, as for unrelated maps; the same function
+ * unkeyed would make them all agree).
+ */
+static void t_hash_key(void)
+{
+	static const struct {
+		size_t n;
+		uint64_t h;
+	} vec[] = {
+		{ 0, 0xABAC0158050FC4DCull },  { 7, 0xD3927D989BB11140ull },
+		{ 8, 0x369095118D299A8Eull },  { 15, 0xD320D86D2A519956ull },
+		{ 40, 0xC1D2363299E41531ull },
+	};
+	static uint8_t buf[256];
+	uint8_t msg[40];
+	uint64_t k[2][2];
+	unsigned int hits[2][8] = { { 0 } }, agree = 0;
+
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	for (size_t i = 0; i < sizeof(vec) / sizeof(vec[0]); i++)
+		CHECK_EQ(voff__siphash13(key, msg, vec[i].n), vec[i].h);
+	voff__vxlan_hash_key(k[0]);
+	voff__vxlan_hash_key(k[1]);
+	CHECK(k[0][0] != k[1][0] || k[0][1] != k[1][1]);
+	for (unsigned int i = 0; i < 1000; i++) {
+		unsigned int pick[2];
+		struct flow f;
+		size_t len;
+
+		flow_random(&f);
+		len = flow_frame(buf, sizeof(buf), &f, 10, 1, 64);
+		for (int j = 0; j < 2; j++) {
+			uint32_t h = hash_key_of(buf, len, false, k[j]);
+
+			pick[j] = voff__vxlan_srcport_pick(h, 8);
+			hits[j][pick[j]]++;
+			/* Another frame of the flow, parsed: the same hash. */
+			len = flow_frame(buf, sizeof(buf), &f, 100, 99, 30);
+			CHECK_EQ(hash_key_of(buf, len, true, k[j]), h);
+		}
+		agree += pick[0] == pick[1];
+	}
+	/* 125 expected each; 70 is more than 5 sigma below. */
+	for (int j = 0; j < 2; j++)
+		for (unsigned int p = 0; p < 8; p++)
+			CHECK_GE(hits[j][p], 70);
+	CHECK_LT(agree, 250);
 }
 
 /*
@@ -363,14 +429,16 @@ static bool among(uint16_t p, const uint16_t *ports, unsigned int n)
  * FLOWS TCP flows, 3 frames each, interleaved in one batch and flooded to
  * @n_remote remotes from @nsrc send sockets: every datagram comes from
  * one of the port's source ports, a flow from one alone and in order,
- * the same port at every remote; each socket sends its share in one
- * sendmmsg() per remote.  Return: the distinct source ports seen.
+ * the same port at every remote, the one the flow hash under the fixed
+ * key picks; each socket sends its share in one sendmmsg() per remote.
+ * Return: the distinct source ports seen.
  */
 static unsigned int send_flows(struct voff_port *port, unsigned int n_remote,
 			       const uint16_t *ports, unsigned int nsrc)
 {
 	static uint8_t frame[256], got[512];
 	uint16_t flow_port[FLOWS] = { 0 }, used[VOFF_VXLAN_SRCPORTS_MAX];
+	uint16_t keyed[FLOWS];		/* each flow's port under key */
 	uint32_t next_seq[FLOWS];
 	struct voff_pool *pool;
 	struct voff_udp_stats us;
@@ -379,6 +447,7 @@ static unsigned int send_flows(struct voff_port *port, unsigned int n_remote,
 	int fd[4];
 
 	CHECK_LE(n_remote, 4);
+	CHECK_OK(voff__port_vxlan_hash_key(port, key));
 	for (unsigned int r = 0; r < n_remote; r++)
 		fd[r] = udp_lo_sock(port_no((int)r + 1));
 	CHECK_OK(voff_pool_new(&pool, 64, 2048));
@@ -394,6 +463,9 @@ static unsigned int send_flows(struct voff_port *port, unsigned int n_remote,
 		f.dst[3] = 2;
 		len = flow_frame(frame, sizeof(frame), &f, 100,
 				 1000 + i / FLOWS, 64);
+		if (i < FLOWS)
+			keyed[i] = ports[voff__vxlan_srcport_pick(
+				hash_of(frame, len, false), nsrc)];
 		CHECK_OK(voff_pkt_alloc(pool, &pkt));
 		CHECK_OK(voff_pkt_set_data(pkt, frame, (uint32_t)len));
 		CHECK_OK(voff_batch_add(&b, pkt));
@@ -416,6 +488,7 @@ static unsigned int send_flows(struct voff_port *port, unsigned int n_remote,
 			if (!flow_port[k])
 				flow_port[k] = sp;
 			CHECK_EQ(sp, flow_port[k]);
+			CHECK_EQ(sp, keyed[k]);
 			if (!among(sp, used, nused))
 				used[nused++] = sp;
 		}
@@ -638,7 +711,8 @@ static void t_spec(void)
 }
 
 CHECK_MAIN(CHECK_TEST(t_hash_same_flow), CHECK_TEST(t_hash_segments),
-	   CHECK_TEST(t_hash_spread), CHECK_TEST(t_hash_non_ip),
+	   CHECK_TEST(t_hash_spread), CHECK_TEST(t_hash_key),
+	   CHECK_TEST(t_hash_non_ip),
 	   CHECK_TEST(t_hash_fragments), CHECK_TEST(t_send_sockets),
 	   CHECK_TEST(t_send_flood), CHECK_TEST(t_send_range),
 	   CHECK_TEST(t_spec))
