@@ -28,8 +28,9 @@
  *    setns(CLONE_NEWNET) twice, CAP_SYS_ADMIN.  The library enters the
  *    namespace for everything it asks the kernel about such a port
  *    (opening it, reading or setting its limits and features), but for
- *    a TAP/TUN port's drop count (rx_kernel_dropped), read through a
- *    netlink socket the port made in its namespace when it opened;
+ *    a TAP/TUN port's drop count (rx_kernel_dropped) and a VXLAN port's
+ *    route MTUs towards its remotes, read through a netlink socket the
+ *    port made in its namespace when it opened;
  *  - forwarding (read, write, recvmmsg, sendmmsg on descriptors already
  *    open), TUNSETOFFLOAD on the switch's own TAPs, reading limits and
  *    features of devices in the switch's own namespace, and the control

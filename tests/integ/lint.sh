@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# lint.sh - static checks as a test: shellcheck over every shell script,
-# cppcheck over the library and the command (warnings, style, portability
-# and performance classes; each suppression below says why), and no
-# tracked file pointing at documents outside the repository.  The tool
-# checks are skipped when their tool is not installed.
+# lint.sh - static checks as a test: shellcheck over every shell script
+# (the benchmarks' too), cppcheck over the library and the command
+# (warnings, style, portability and performance classes; each suppression
+# below says why), and no tracked file pointing at documents outside the
+# repository.  The tool checks are skipped when their tool is not
+# installed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -30,6 +31,9 @@ if command -v shellcheck >/dev/null; then
 	mapfile -t scripts < <(ls scripts/*.sh tests/integ/*.sh tests/vectors/*.sh .ci/run \
 		completion/*.bash)
 	shellcheck "${scripts[@]}" || rc=1
+	# The benchmarks source the test libraries by computed paths: -x
+	# follows them from here, the top of the tree.
+	shellcheck -x bench/*.sh || rc=1
 fi
 
 if command -v cppcheck >/dev/null; then

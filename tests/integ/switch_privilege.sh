@@ -171,8 +171,8 @@ if transfer 2000000; then ok "seccomp: TCP still crosses after the refusals"; el
 if stop; then ok "seccomp: clean exit (no SIGSYS)"; else bad "seccomp: exit status"; fi
 
 # ---- 2b. --seccomp alone: a vxlan port opened at run time ---------------------
-# Its epoll set, eventfd, IPv6 socket and route MTU probe (connect) are
-# in the list that opening ports allows.
+# Its epoll set, eventfd and sockets (UDP, and the netlink socket its
+# route MTUs are read through) are in the list that opening ports allows.
 ip -n "$a" link set lo up
 start --seccomp
 if vctl ports add "vxlan:42@$a,local=127.0.0.1:4799,remote=127.0.0.1:4798" \
