@@ -26,6 +26,7 @@
  * readable while datagrams wait.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -514,7 +515,7 @@ static int unbind(int fd, int family)
 
 	if (s < 0)
 		return -errno;
-	if (dup2(s, fd) < 0 || ioctl(fd, FIOCLEX) < 0)
+	if (dup3(s, fd, O_CLOEXEC) < 0)
 		err = -errno;
 	close(s);
 	return err;
@@ -523,8 +524,8 @@ static int unbind(int fd, int family)
 /*
  * Release (port_int.h): a new port on the same local address and ports
  * binds them, so the receive socket and the send sockets give them up;
- * the tables, remotes and counters stay.  The route MTU probe is never
- * bound to the port's address and stays.
+ * the tables, remotes and counters stay.  The netlink socket the route
+ * MTUs are read through holds nothing a new port needs and stays.
  */
 static int vx_release(struct voff_port *port)
 {

@@ -308,6 +308,48 @@ static void t_replicate_learn(void)
 }
 
 /*
+ * Multicast frames (IPv4 01:00:5e:..., IPv6 33:33:...) go to every remote,
+ * as broadcasts do: head-end replication knows no group members.
+ */
+static void t_replicate_multicast(void)
+{
+	static const uint8_t groups[2][6] = {
+		{ 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb },
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 },
+	};
+	static uint8_t frame[256], got[512];
+	struct voff_port *port = vx_open(3);
+	struct voff_pool *pool;
+	struct voff_vxlan_stats st;
+	int fd[3];
+	size_t len;
+
+	CHECK_OK(voff_pool_new(&pool, 16, 2048));
+	for (int i = 0; i < 3; i++)
+		fd[i] = udp_lo_sock(port_no(i + 1));
+	for (int g = 0; g < 2; g++) {
+		len = tcp_frame(frame, sizeof(frame), mac_b, 50 + g);
+		memcpy(frame, groups[g], 6);
+		send_frame(port, pool, frame, len);
+		for (int i = 0; i < 3; i++) {
+			CHECK_EQ(recv_one(fd[i], got, sizeof(got)), (int)len + 8);
+			CHECK_MEM_EQ(got, hdr42, 8);
+			CHECK_MEM_EQ(got + 8, frame, len);
+			CHECK(quiet(fd[i]));
+		}
+	}
+	CHECK_OK(voff_port_vxlan_stats(port, &st, NULL));
+	CHECK_EQ(st.tx_flooded, 2);
+	CHECK_EQ(st.tx_unicast, 0);
+	CHECK_EQ(st.tx_datagrams, 6);
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	voff_port_close(port);
+	CHECK_EQ(voff_pool_in_use(pool), 0);
+	voff_pool_free(pool);
+}
+
+/*
  * Decapsulation: a train of 4 datagrams sent with UDP_SEGMENT gives the 4
  * inner frames byte for byte, those whose TCP checksum is right marked
  * verified and the one whose checksum is wrong not; each malformed datagram is dropped under its
@@ -823,7 +865,8 @@ static void t_verify(void)
 
 CHECK_MAIN(CHECK_TEST(t_encap), CHECK_TEST(t_super_train),
 	   CHECK_TEST(t_super_single),
-	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_decap_drops),
+	   CHECK_TEST(t_replicate_learn), CHECK_TEST(t_replicate_multicast),
+	   CHECK_TEST(t_decap_drops),
 	   CHECK_TEST(t_pending), CHECK_TEST(t_pool_share),
 	   CHECK_TEST(t_runtime),
 	   CHECK_TEST(t_no_remote), CHECK_TEST(t_ipv6),
