@@ -22,17 +22,6 @@
 #define TRAIN 65493
 #define DGRAM(mtu) (8 + 14 + (mtu)-50)
 
-static int ctl(struct voff_switch *sw, const char *req)
-{
-	FILE *f = fopen("/dev/null", "w");
-	int err;
-
-	CHECK(f != NULL);
-	err = voff_switch_ctl(sw, req, strlen(req), f);
-	fclose(f);
-	return err;
-}
-
 /* The gso_max_segs the kernel has for TAP tp0 in ns_b. */
 static unsigned int tap_segs(void)
 {
@@ -44,6 +33,9 @@ static unsigned int tap_segs(void)
 
 static void t_segs_propagated(void)
 {
+	static const char add[] = "remotes add vxlan42 10.88.0.2",
+			  del[] = "remotes del vxlan42 10.88.0.2";
+	FILE *null = fopen("/dev/null", "w");
 	struct voff_switch *sw;
 	char spec[256];
 	unsigned int vx, tp;
@@ -65,11 +57,13 @@ static void t_segs_propagated(void)
 	CHECK_EQ(tap_segs(), TRAIN / DGRAM(1500));
 
 	/* A remote behind the smaller route: more, smaller segments. */
-	CHECK_OK(ctl(sw, "remotes add vxlan42 10.88.0.2"));
+	CHECK(null != NULL);
+	CHECK_OK(voff_switch_ctl(sw, add, strlen(add), null));
 	CHECK_EQ(tap_segs(), TRAIN / DGRAM(ROUTE_MTU));
-	CHECK_OK(ctl(sw, "remotes del vxlan42 10.88.0.2"));
+	CHECK_OK(voff_switch_ctl(sw, del, strlen(del), null));
 	CHECK_EQ(tap_segs(), TRAIN / DGRAM(1500));
 	voff_switch_free(sw);
+	fclose(null);
 }
 
 CHECK_MAIN(CHECK_TEST(t_segs_propagated))
