@@ -152,16 +152,27 @@ static int nl_talk(struct mnl_socket *nl, struct nlmsghdr *nlh,
 	return ret < 0 ? -errno : 0;
 }
 
-static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags,
-				 const char *ifname)
+/*
+ * A request of @type at the start of @buf (its struct nlmsghdr) with a
+ * zeroed family header of @len bytes after it (struct ifinfomsg, rtmsg,
+ * ifaddrmsg).  Return: that family header.
+ */
+static void *request(char *buf, uint16_t type, uint16_t flags, size_t len)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifinfomsg *ifi;
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = (unsigned int)time(NULL);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	return mnl_nlmsg_put_extra_header(nlh, len);
+}
+
+static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags,
+				 const char *ifname)
+{
+	struct ifinfomsg *ifi = request(buf, type, flags, sizeof(*ifi));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
 	ifi->ifi_family = AF_UNSPEC;
 	if (ifname)
 		mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
@@ -425,11 +436,8 @@ int voff__netlink_route_mtu(struct mnl_socket *nl, int family,
 	if (!nl || !addr || !mtu || !req.alen)
 		return -EINVAL;
 	nl_drain(nl);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = (unsigned int)time(NULL);
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm = request(buf, RTM_GETROUTE, NLM_F_ACK, sizeof(*rtm));
+	nlh = (struct nlmsghdr *)buf;
 	rtm->rtm_family = (unsigned char)family;
 	rtm->rtm_dst_len = (unsigned char)(req.alen * 8);
 	mnl_attr_put(nlh, RTA_DST, req.alen, addr);
@@ -492,11 +500,8 @@ int voff__netlink_addr_mtu(struct mnl_socket *nl, int family,
 	if (!nl || !addr || !mtu || !req.alen)
 		return -EINVAL;
 	nl_drain(nl);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETADDR;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = (unsigned int)time(NULL);
-	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa = request(buf, RTM_GETADDR, NLM_F_DUMP, sizeof(*ifa));
+	nlh = (struct nlmsghdr *)buf;
 	ifa->ifa_family = (unsigned char)family;
 	err = nl_talk(nl, nlh, addr_cb, &req);
 	if (err)

@@ -896,11 +896,14 @@ static void flush_all_tx(struct voff_switch *sw)
 }
 
 /*
- * A port whose offloads changed after it was added (a vhost-user guest
- * negotiated): read its egress again, as voff_switch_add() did.
+ * A port whose offloads or limits changed after it was added (a vhost-user
+ * guest negotiated, a VXLAN port's remotes moved its MTU): read its egress
+ * again, as voff_switch_add() did.  Nothing when its info did not change.
  */
 static void egress_refresh(struct voff_switch *sw, struct sw_port *p)
 {
+	if (p->port->gen == p->egress_gen)
+		return;
 	p->egress_gen = p->port->gen;
 	voff_port_egress(p->port, &p->egress, &p->egress_lim);
 	update_feat(p);
@@ -912,7 +915,7 @@ void voff__switch_port_changed(struct voff_switch *sw, unsigned int id)
 {
 	struct sw_port *p = get(sw, id);
 
-	if (p && p->port->gen != p->egress_gen)
+	if (p)
 		egress_refresh(sw, p);
 }
 
@@ -975,8 +978,7 @@ static int read_port(struct voff_switch *sw, unsigned int id, uint64_t now)
 	n = voff_port_rx(p->port, sw->pool, &rx);
 	ok = p->port->rx_parsed_ok;
 	voff__port_rx_keep_parses(p->port, NULL);
-	if (p->port->gen != p->egress_gen)
-		egress_refresh(sw, p);
+	egress_refresh(sw, p);
 	if (n < 0 && n != -ENOBUFS && n != -EAGAIN && n != -EINTR) {
 		/* The device went away. */
 		voff__switch_fail(sw, id, n);
