@@ -247,8 +247,6 @@ static unsigned int local_mtu(struct vx *vx, const union voff_udp_addr *a)
 {
 	unsigned int mtu = 0;
 
-	if (a->sa.sa_family != AF_INET && a->sa.sa_family != AF_INET6)
-		return 0;
 	if (voff__netlink_addr_mtu(vx->nl, a->sa.sa_family, addr_bytes(a),
 				   &mtu))
 		return 0;

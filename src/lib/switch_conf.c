@@ -851,7 +851,7 @@ static int retry_added(struct voff_switch *sw, struct voff_switch_conf *c,
 	struct conf_port *p = malloc(sizeof(*p));
 	struct voff_switch_fdb_entry *e = NULL;
 	unsigned int n = 0;
-	int err = p ? snapshot(sw, pi, p) : -ENOMEM;
+	int err = p ? snapshot(sw, pi, p) : -ENOMEM, id;
 
 	if (err) {
 		voff__switch_retry_failed(sw, pi->id, err, now_ns);
@@ -860,10 +860,10 @@ static int retry_added(struct voff_switch *sw, struct voff_switch_conf *c,
 	}
 	e = static_entries(sw, pi->id, &n);
 	err = attempt(sw, c, p, pi->id, deny, now_ns);
-	for (unsigned int i = 0; !err && i < n; i++)
-		voff_switch_fdb_add(sw, e[i].mac,
-				    (unsigned int)voff_switch_find(
-					    sw, p->spec.cfg.name),
+	/* Its static MAC entries went with the failed port: its new id's. */
+	id = err ? -1 : voff_switch_find(sw, p->spec.cfg.name);
+	for (unsigned int i = 0; id >= 0 && i < n; i++)
+		voff_switch_fdb_add(sw, e[i].mac, (unsigned int)id,
 				    e[i].remote.sa.sa_family ? &e[i].remote :
 							       NULL);
 	free(e);
